@@ -1,0 +1,43 @@
+# One entry point for building the book and running every check.
+#   make test   install the package with its dev extra, then run every check CI runs
+#   make book   install, export the notebooks to the package, build the book into _build/html
+PYTHON ?= python3
+PIP := $(PYTHON) -m pip
+
+.PHONY: test book install export check-export check-clean nbtest pytest html execute
+
+test: install check-export check-clean nbtest pytest html
+	@echo "all checks passed"
+
+book: install export html
+
+install:
+	$(PIP) install -e ".[dev]"
+
+export:
+	nbdev-export
+
+# The package in transformer_nb/ is generated from nbs/: exporting again must change nothing.
+check-export:
+	nbdev-export
+	@git diff --quiet -- transformer_nb && test -z "$$(git status --porcelain -- transformer_nb)" \
+	  || { git status --short -- transformer_nb; echo "transformer_nb/ is out of sync with nbs/: run nbdev-export and commit"; exit 1; }
+
+# Notebooks are committed clean: cleaning again must change nothing.
+check-clean:
+	nbdev-clean
+	@git diff --quiet -- nbs || { git diff --stat -- nbs; echo "notebooks are not clean: run nbdev-clean and commit"; exit 1; }
+
+nbtest:
+	nbdev-test --do-print --timing
+
+pytest:
+	$(PYTHON) -m pytest tests
+
+html:
+	jupyter-book build . -W --keep-going
+
+# Re-run notebooks (all cells, slow ones included) so their stored outputs come from a real run.
+#   make execute NBS="nbs/01_attention.ipynb"
+execute:
+	$(PYTHON) tools/execute_notebooks.py $(NBS)
