@@ -4,9 +4,9 @@
 PYTHON ?= python3
 PIP := $(PYTHON) -m pip
 
-.PHONY: test book install export check-export check-clean nbtest pytest html execute
+.PHONY: test book install export check-export check-clean nbtest pytest html browser execute
 
-test: install check-export check-clean nbtest pytest html
+test: install check-export check-clean nbtest html browser pytest
 	@echo "all checks passed"
 
 book: install export html
@@ -36,6 +36,11 @@ pytest:
 
 html:
 	jupyter-book build . -W --keep-going
+
+# tests/test_book_browser.py opens the built book in headless Chromium; install Debian's package when it is missing.
+browser:
+	@command -v chromium >/dev/null || command -v google-chrome >/dev/null || \
+	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
 # Re-run notebooks (all cells, slow ones included) so their stored outputs come from a real run.
 #   make execute NBS="nbs/01_attention.ipynb"
