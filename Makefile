@@ -4,15 +4,15 @@
 PYTHON ?= python3
 PIP := $(PYTHON) -m pip
 
-.PHONY: test book install export check-export check-clean nbtest pytest html browser execute
+.PHONY: test book install export check-export check-clean nbtest pytest html system-deps execute
 
-test: install check-export check-clean nbtest html browser pytest
+test: install check-export check-clean nbtest html system-deps pytest
 	@echo "all checks passed"
 
 book: install export html
 
 install:
-	$(PIP) install -e ".[dev]"
+	$(PIP) install -e ".[dev,corpus,hf]"
 
 export:
 	nbdev-export
@@ -37,10 +37,13 @@ pytest:
 html:
 	jupyter-book build . -W --keep-going
 
-# tests/test_book_browser.py opens the built book in headless Chromium; install Debian's package when it is missing.
-browser:
-	@command -v chromium >/dev/null || command -v google-chrome >/dev/null || \
-	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+# Debian packages some tests need, installed when missing (CI runs as root): Chromium for tests/test_book_browser.py,
+# the SWORD Bible modules for tests/test_corpus_builder.py (it rebuilds the shipped corpus from them).
+system-deps:
+	@command -v chromium >/dev/null || command -v google-chrome >/dev/null || NEED="chromium"; \
+	 dpkg -s sword-text-web >/dev/null 2>&1 || NEED="$$NEED sword-text-web"; \
+	 dpkg -s sword-text-sparv >/dev/null 2>&1 || NEED="$$NEED sword-text-sparv"; \
+	 if [ -n "$$NEED" ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$NEED >/dev/null; fi
 
 # Re-run notebooks (all cells, slow ones included) so their stored outputs come from a real run.
 #   make execute NBS="nbs/01_attention.ipynb"
