@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['shift_right', 'DecoderLayer', 'DecoderCache', 'Decoder', 'copy_decoder_layer_to_torch']
 
-# %% ../nbs/07_decoder.ipynb #30760f34
+# %% ../nbs/07_decoder.ipynb #631960bd
 import torch
 from torch import nn, Tensor
 from .multihead import MultiHeadAttention, KVCache
@@ -14,13 +14,13 @@ from .positional import positional_encoding
 from .sublayer import SublayerConnection
 from .encoder import Embeddings, padding_mask
 
-# %% ../nbs/07_decoder.ipynb #7a9497b0
+# %% ../nbs/07_decoder.ipynb #3dce21fa
 def shift_right(labels: Tensor, bos_id: int) -> Tensor:  # (B, T) -> (B, T)
     "Decoder input for teacher forcing: ⟨BOS⟩ followed by `labels` without its last position."
     if labels.dim() != 2: raise ValueError(f"labels must have shape (B, T), got {tuple(labels.shape)}")
     return torch.cat([labels.new_full((labels.size(0), 1), bos_id), labels[:, :-1]], dim=1)
 
-# %% ../nbs/07_decoder.ipynb #4ed4161c
+# %% ../nbs/07_decoder.ipynb #01e52cd5
 class DecoderLayer(nn.Module):
     "Causal self-attention, cross-attention over the memory, feed-forward; each with residual connection and LayerNorm."
     def __init__(self, d_model: int, n_heads: int, d_ff: int, dropout: float = 0.1, attention_dropout: float = 0.0,
@@ -48,7 +48,7 @@ class DecoderLayer(nn.Module):
         x = self.sublayer2(x, cross_attend)
         return self.sublayer3(x, self.ff), (w_self, w_cross)
 
-# %% ../nbs/07_decoder.ipynb #fc8fc6e1
+# %% ../nbs/07_decoder.ipynb #fc206c35
 class DecoderCache:
     "Decoding state of every decoder layer: a self-attention `KVCache` and the cross-attention (k, v) of the memory."
     def __init__(self, self_kv: list[KVCache], memory_kv: list[tuple[Tensor, Tensor]]):
@@ -61,7 +61,7 @@ class DecoderCache:
         for c in self.self_kv: c.reorder(index)
         self.memory_kv = [(k.index_select(0, index), v.index_select(0, index)) for k, v in self.memory_kv]
 
-# %% ../nbs/07_decoder.ipynb #acb7b823
+# %% ../nbs/07_decoder.ipynb #5d05fa88
 class Decoder(nn.Module):
     "Embeddings·√d_model + positions, dropout, N decoder layers (and a final LayerNorm for pre-norm)."
     def __init__(self, vocab_size: int, d_model: int = 512, n_heads: int = 8, d_ff: int = 2048, n_layers: int = 6,
@@ -103,7 +103,7 @@ class Decoder(nn.Module):
         offset = len(cache) if cache is not None else 0
         return self.run_layers(self.embed(tgt_in, offset), memory, memory_mask, cache, need_weights)
 
-# %% ../nbs/07_decoder.ipynb #ff3ba3ed
+# %% ../nbs/07_decoder.ipynb #387982ed
 def copy_decoder_layer_to_torch(ours: DecoderLayer, theirs: nn.TransformerDecoderLayer) -> None:
     "Copy the weights of our decoder layer into a `torch.nn.TransformerDecoderLayer` of the same sizes."
     with torch.no_grad():
