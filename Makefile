@@ -1,5 +1,5 @@
 # One entry point for building the book and running every check.
-#   make test   install the package with its dev extra, then run every check CI runs
+#   make test   install the package with its dev (and optional) extras, then run every check CI runs
 #   make book   install, export the notebooks to the package, build the book into _build/html
 PYTHON ?= python3
 PIP := $(PYTHON) -m pip
@@ -12,7 +12,7 @@ test: install check-export check-clean nbtest html system-deps pytest
 book: install export html
 
 install:
-	$(PIP) install -e ".[dev,corpus,hf]"
+	$(PIP) install -e ".[dev,corpus,hf,bench]"
 
 export:
 	nbdev-export

@@ -38,3 +38,12 @@ def test_wheel_installs_and_imports_in_fresh_venv(tmp_path):
     run([py, '-m', 'pip', 'install', '-q', str(wheels[0])])
     out = run([py, '-c', SMOKE], cwd=tmp_path)
     assert out.startswith('ok')
+    # The console script: train a tiny model from the shipped corpus, export it, translate with it, from the fresh install.
+    cli = str(tmp_path / 'venv' / 'bin' / 'transformer-nb')
+    assert 'translate' in run([cli, '--help'], cwd=tmp_path)
+    run([cli, 'train', '--preset', 'tiny', '--out-dir', str(tmp_path / 'run'), '--export', str(tmp_path / 'model')], cwd=tmp_path)
+    assert {'config.json', 'model.pt', 'tokenizer.model'} <= {p.name for p in (tmp_path / 'model').iterdir()}
+    out = run([cli, 'translate', '--checkpoint', str(tmp_path / 'model'), 'En el principio.', 'Y dijo Dios.'], cwd=tmp_path)
+    assert len(out.splitlines()) == 2, out
+    bad = subprocess.run([cli, 'translate', '--checkpoint', str(tmp_path / 'nowhere'), 'Hola.'], capture_output=True, text=True)
+    assert bad.returncode == 1 and 'cannot load the model' in bad.stderr and 'Traceback' not in bad.stderr, bad.stderr

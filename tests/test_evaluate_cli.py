@@ -1,0 +1,85 @@
+"""`transformer-nb evaluate` / `python -m transformer_nb.evaluate` on a tiny random model: plumbing, table and JSON output, errors."""
+import contextlib, io, json, subprocess, sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from transformer_nb.data import Tokenizer, load_bible
+from transformer_nb.evaluate import main
+from transformer_nb.model import Transformer, TransformerConfig
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope='module')
+def saved(tmp_path_factory):
+    "A tiny random model with a 300-piece tokenizer, saved like a trained one, and a 4-column TSV of 6 pairs."
+    d = tmp_path_factory.mktemp('evaluate')
+    train = load_bible('train', src_lang='es')
+    tok = Tokenizer.train(train.src[:300] + train.tgt[:300], vocab_size=300)
+    torch.manual_seed(0)
+    model = Transformer(TransformerConfig(src_vocab_size=tok.vocab_size, d_model=32, n_heads=4, d_ff=64,
+                                          n_encoder_layers=1, n_decoder_layers=1, dropout=0.0, max_len=256))
+    model.save_pretrained(d / 'model', tokenizer_file=tok.save(d / 'tok.model'))
+    valid = load_bible('valid', src_lang='es')
+    rows = [f'{i}\tignored\t{s}\t{t}\n' for i, (s, t) in enumerate(zip(valid.src[:6], valid.tgt[:6]))]
+    (d / 'pairs.tsv').write_text(''.join(rows), encoding='utf-8')
+    return d
+
+
+def run_main(argv):
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out): rc = main(argv)
+    return rc, out.getvalue()
+
+
+def test_tsv_two_settings(saved, tmp_path):
+    rc, out = run_main(['--checkpoint', str(saved / 'model'), '--tsv', str(saved / 'pairs.tsv'), '--src-col', '2', '--tgt-col', '3',
+                        '--beams', '1', '2', '--limit', '4', '--max-new-tokens', '6', '--hypotheses', str(tmp_path / 'hyp.txt')])
+    assert rc == 0
+    lines = out.strip().splitlines()
+    assert lines[0].startswith('4 sentence pairs from') and 'es→en' in lines[0]
+    for row in ('BLEU', 'chrF', 'repetition errors %', 'number mismatches %', 'unknown tokens %', 'length ratio'):
+        assert any(l.startswith(row) for l in lines), row
+    assert 'greedy' in lines[1] and 'beam 2, α=0.6' in lines[1]
+    summary = json.loads(lines[-1])
+    assert summary['n'] == 4 and [r['num_beams'] for r in summary['results']] == [1, 2]
+    for r in summary['results']:
+        assert 0 <= r['bleu'] <= 100 and 0 <= r['chrf'] <= 100 and r['n'] == 4
+        assert {'repetition_pct', 'number_mismatch_pct', 'unk_hypothesis_pct', 'length_ratio_mean', 'length_ratio_std', 'by_length'} <= set(r)
+        assert sum(b['n'] for b in r['by_length']) == 4
+    assert summary['bleu_signature'].startswith('nrefs:1|case:mixed|eff:no|tok:13a')
+    assert len((tmp_path / 'hyp.txt').read_text(encoding='utf-8').splitlines()) == 4
+
+
+def test_bible_split_baseline_books(saved):
+    rc, out = run_main(['--checkpoint', str(saved / 'model'), '--bible-split', 'test', '--books', 'baseline',
+                        '--beams', '1', '--limit', '3', '--max-new-tokens', '5'])
+    summary = json.loads(out.strip().splitlines()[-1])
+    assert rc == 0 and summary['n'] == 3 and summary['data'] == 'bible test (baseline)'
+
+
+@pytest.mark.parametrize('argv, message', [
+    (['--tsv', 'PAIRS'], 'no config.json'),  # checkpoint folder without a model
+    (['--tsv', 'missing.tsv'], 'no such file'),
+    (['--tsv', 'PAIRS', '--src-col', '1', '--tgt-col', '1'], 'two different columns'),
+    (['--bible-split', 'test', '--books', 'Narnia'], 'unknown book'),
+    (['--tsv', 'PAIRS', '--beams', '0'], '--beams must be positive'),
+])
+def test_bad_arguments_exit_with_a_message(saved, tmp_path, argv, message):
+    ckpt = tmp_path if message == 'no config.json' else saved / 'model'
+    argv = ['--checkpoint', str(ckpt)] + [str(saved / 'pairs.tsv') if a == 'PAIRS' else a for a in argv]
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), pytest.raises(SystemExit) as e: main(argv)
+    assert e.value.code == 2 and message in err.getvalue(), err.getvalue()
+
+
+def test_python_dash_m(saved):
+    "The module runs as a script (the `if __name__ == '__main__'` guard) and exits 0."
+    r = subprocess.run([sys.executable, '-m', 'transformer_nb.evaluate', '--checkpoint', str(saved / 'model'),
+                        '--tsv', str(saved / 'pairs.tsv'), '--src-col', '2', '--tgt-col', '3', '--beams', '2',
+                        '--limit', '2', '--max-new-tokens', '4'], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    summary = json.loads(r.stdout.strip().splitlines()[-1])
+    assert summary['n'] == 2 and summary['results'][0]['decoding'] == 'beam 2, α=0.6'

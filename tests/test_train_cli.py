@@ -1,0 +1,59 @@
+"""The training command line, `python -m transformer_nb.train`, run from a subprocess on a tiny subset."""
+import json, subprocess, sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from transformer_nb.model import load_pretrained
+from transformer_nb.train import load_checkpoint, read_log
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def train(*args, timeout=600):
+    return subprocess.run([sys.executable, '-m', 'transformer_nb.train', *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+
+
+def test_help_lists_the_config_flags():
+    r = train('--help')
+    assert r.returncode == 0
+    for flag in ('--preset', '--resume', '--max-tokens', '--accum-steps', '--time-budget', '--precision', '--compile', '--average'):
+        assert flag in r.stdout
+
+
+def test_bad_flags_are_refused():
+    assert train('--max-tokens', 'many').returncode == 2
+    r = train('--preset', 'tiny', '--direction', 'de-en')
+    assert r.returncode != 0 and "'es-en', 'en-es'" in r.stderr
+
+
+def test_train_export_score_and_average(tmp_path):
+    out, model_dir = tmp_path / 'run', tmp_path / 'model'
+    r = train('--preset', 'tiny', '--out-dir', str(out), '--max-steps', '8', '--save-every', '4', '--eval-every', '4',
+              '--threads', '1', '--export', str(model_dir), '--bleu')
+    assert r.returncode == 0, r.stderr[-3000:]
+    summary = json.loads(r.stdout.splitlines()[0])
+    assert summary['stopped'] == 'max_steps' and summary['step'] == 8
+    log = read_log(out / 'log.csv')
+    assert [int(s) for s in log['train']['step']] == [5] and [int(s) for s in log['valid']['step']] == [4, 8]
+    assert 'valid_avg' in log  # the last two snapshots were averaged
+    # the export loads through the normal path, with float16 weights on disk
+    model = load_pretrained(model_dir)
+    assert model.config.d_model == 64 and next(model.parameters()).dtype == torch.float32
+    state = torch.load(model_dir / 'model.pt', weights_only=True)
+    assert all(v.dtype == torch.float16 for v in state.values() if v.is_floating_point())
+    assert state['generator.weight'].data_ptr() == state['encoder.embedding.embed.weight'].data_ptr()  # stored once
+    assert (model_dir / 'tokenizer.model').exists() and (model_dir / 'training_log.csv').exists()
+    scores = json.loads((model_dir / 'bleu.json').read_text())
+    assert scores['test']['n'] == 1275 and scores['seven_books']['n'] == 505
+    assert scores['test']['bleu_signature'].startswith('nrefs:1|case:mixed') and 'chrf' in scores['seven_books']
+    assert len((model_dir / 'hyp.seven_books.txt').read_text().splitlines()) == 505
+    # checkpoint averaging from the command line
+    snaps = sorted((out / 'weights').glob('step_*.pt'))
+    r = train('--average', *map(str, snaps), '--average-out', str(tmp_path / 'avg.pt'))
+    assert r.returncode == 0, r.stderr[-2000:]
+    avg, a, b = (load_checkpoint(p) for p in (tmp_path / 'avg.pt', *snaps))
+    k = 'encoder.layers.0.ff.linear1.weight'
+    assert torch.allclose(avg[k], (a[k] + b[k]) / 2, atol=1e-7)
+    assert torch.equal(avg[k], load_checkpoint(out / 'averaged.pt')[k])  # what the run itself averaged

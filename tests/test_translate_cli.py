@@ -1,0 +1,89 @@
+"""The `translate` command line, run as a separate process on a tiny saved model: arguments, standard input,
+empty input, a sentence longer than the model's max_len, unseen characters, and a missing model."""
+import os, subprocess, sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope='module')
+def model_dir(tmp_path_factory):
+    "A random tiny model (max_len 32) and a SentencePiece tokenizer trained on 600 lines of the shipped corpus, saved together."
+    torch = pytest.importorskip('torch')
+    from transformer_nb.data import Tokenizer, load_bible
+    from transformer_nb.model import Transformer, TransformerConfig, save_pretrained
+    d = tmp_path_factory.mktemp('translate')
+    pairs = load_bible('train', src_lang='es')
+    tok = Tokenizer.train(pairs.src[:300] + pairs.tgt[:300], vocab_size=300)
+    torch.manual_seed(0)
+    model = Transformer(TransformerConfig(src_vocab_size=tok.vocab_size, d_model=32, n_heads=4, d_ff=64, n_encoder_layers=1,
+                                          n_decoder_layers=1, dropout=0.0, max_len=32))
+    return save_pretrained(model, d / 'model', tokenizer_file=tok.save(d / 'spm.model'))
+
+
+def run(*args, stdin=None):
+    "python -m transformer_nb.translate ARGS in a fresh process; returns the CompletedProcess."
+    env = {**os.environ, 'PYTHONPATH': str(ROOT) + os.pathsep + os.environ.get('PYTHONPATH', ''), 'OMP_NUM_THREADS': '1'}
+    env.pop('TRANSFORMER_NB_CHECKPOINT', None)
+    return subprocess.run([sys.executable, '-m', 'transformer_nb.translate', *args], input=stdin if stdin is not None else '',
+                          capture_output=True, text=True, encoding='utf-8', env=env, cwd=ROOT, timeout=300)
+
+
+def expected(model_dir, sentences, **kw):
+    "What Translator.translate returns in this process for the same model and settings."
+    from transformer_nb.translate import Translator
+    return Translator.from_pretrained(model_dir, **kw).translate(sentences)
+
+
+SENTENCES = ['Y fué la tarde y la mañana el día tercero.', 'Jehová te bendiga, y te guarde.']
+LONG = ' '.join(['Y juntólos en la cárcel por tres días.'] * 12)  # far more than 32 pieces
+UNSEEN = 'Ωμέγα ☃ 汉字 y la tierra.'
+
+
+def test_arguments(model_dir):
+    "Sentences given as arguments: one line each, exactly what Translator.translate gives, nothing on stderr."
+    r = run('--checkpoint', str(model_dir), '--max-new-tokens', '8', *SENTENCES)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == expected(model_dir, SENTENCES, max_new_tokens=8)
+    assert r.stderr == ''
+
+
+def test_stdin_greedy_and_blank_lines(model_dir):
+    "Lines from standard input, greedy (--beams 1): one output line per input line, blank lines stay blank."
+    r = run('--checkpoint', str(model_dir), '--beams', '1', '--max-new-tokens', '6', stdin=f'{SENTENCES[0]}\n\n{SENTENCES[1]}\n')
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert len(lines) == 3 and lines[1] == ''
+    assert [lines[0], lines[2]] == expected(model_dir, SENTENCES, num_beams=1, max_new_tokens=6)
+
+
+def test_empty_input(model_dir):
+    "No arguments and nothing on standard input: no output, success."
+    r = run('--checkpoint', str(model_dir), stdin='')
+    assert (r.returncode, r.stdout) == (0, ''), r.stderr
+
+
+def test_too_long_and_unseen_characters(model_dir):
+    "A sentence past max_len is truncated with a warning on stderr; unseen characters pass as <unk>; both translate."
+    r = run('--checkpoint', str(model_dir), '--max-new-tokens', '6', '--batch-size', '1', LONG, UNSEEN)
+    assert r.returncode == 0, r.stderr
+    assert len(r.stdout.splitlines()) == 2
+    assert 'warning:' in r.stderr and 'truncated' in r.stderr and 'max_len=32' in r.stderr
+    with pytest.warns(UserWarning, match='truncated'):
+        assert r.stdout.splitlines() == expected(model_dir, [LONG, UNSEEN], max_new_tokens=6)
+
+
+def test_missing_model(tmp_path):
+    "A directory that holds no model, or no --checkpoint at all: an error message and a non-zero status, no traceback."
+    r = run('--checkpoint', str(tmp_path / 'nothing'), 'hola')
+    assert r.returncode == 1 and 'cannot load the model' in r.stderr and 'Traceback' not in r.stderr
+    r = run('hola')
+    assert r.returncode == 2 and '--checkpoint' in r.stderr
+
+
+def test_bad_option(model_dir):
+    "A bad option value is a usage error (status 2) that names the option."
+    r = run('--checkpoint', str(model_dir), '--beams', '0', 'hola')
+    assert r.returncode == 2 and '--beams' in r.stderr
