@@ -111,8 +111,8 @@ class TrainConfig:
 
 TRAIN_PRESETS = {
     # the book's model: 30 minutes on two CPU cores (see the end of the chapter)
-    'book': dict(model='small', vocab_size=8000, max_tokens=4096, time_budget=30.0, factor=1.0, warmup=400,
-                 log_every=10, eval_every=100, save_every=40, keep_checkpoints=10, average_last=5, out_dir='runs/book_small'),
+    'book': dict(model='small', vocab_size=8000, max_tokens=2048, time_budget=30.0, factor=2.0, warmup=2000,
+                 log_every=10, eval_every=100, save_every=60, keep_checkpoints=10, average_last=5, out_dir='runs/book_small'),
     # a few seconds: tests and the examples of this chapter
     'tiny': dict(model='tiny', vocab_size=600, train_pairs=400, valid_pairs=60, max_tokens=512, max_steps=20,
                  factor=1.0, warmup=10, log_every=5, eval_every=10, save_every=10, keep_checkpoints=2, average_last=2,
