@@ -547,7 +547,7 @@ def padding_efficiency(
 def main(argv=None):
     "Command line: `python -m transformer_nb.data build|stats`."
     import argparse
-    p = argparse.ArgumentParser(prog='python -m transformer_nb.data', description='The book\'s Spanish–English corpus.')
+    p = argparse.ArgumentParser(prog='transformer-nb data', description='The book\'s Spanish–English corpus.')
     sub = p.add_subparsers(dest='command', required=True)
     b = sub.add_parser('build', help='rebuild the corpus from the Debian packages sword-text-web and sword-text-sparv')
     b.add_argument('--out', default=CORPUS_FILE, help=f'output file (default: ./{CORPUS_FILE})')

@@ -9,18 +9,17 @@ __all__ = ['NUMBER_WORDS', 'corpus_scores', 'translate_ids', 'translate', 'words
            'offset_score', 'diagonal_band', 'diagonal_mass', 'monotonicity', 'head_statistics']
 
 # %% ../nbs/17_evaluation.ipynb #26d81ccf
-import json, math, re, sys, time, unicodedata, warnings
+import json, math, re, sys, time, unicodedata
 from collections import Counter
 from pathlib import Path
 from typing import Sequence
 import numpy as np
 import torch
 from torch import Tensor
-from .data import (Pairs, Tokenizer, BASELINE_BOOKS, BIBLE_BOOKS, collate, load_bible, read_pairs)
+from .data import (Pairs, Tokenizer, BASELINE_BOOKS, BIBLE_BOOKS, load_bible, read_pairs)
 from .decoder import shift_right
 from .model import Transformer, TransformerConfig
-from .generate import generate
-from .beam import beam_search
+from .translate import Translator
 
 # %% ../nbs/17_evaluation.ipynb #5fc1ae63
 def corpus_scores(
@@ -39,12 +38,6 @@ def corpus_scores(
             'n': len(references), 'bleu_signature': str(bleu.get_signature()), 'chrf_signature': str(chrf.get_signature())}
 
 # %% ../nbs/17_evaluation.ipynb #beaa2acb
-def _strip(row: list, eos: int, pad: int, bos: int) -> list:
-    "Output ids up to (not including) the first eos, without pad or bos."
-    if eos in row: row = row[:row.index(eos)]
-    return [i for i in row if i not in (pad, bos)]
-
-@torch.inference_mode()
 def translate_ids(
     model: Transformer,
     tok: Tokenizer,
@@ -54,27 +47,14 @@ def translate_ids(
     batch_size: int = 32,  # sentences per batch
     max_new_tokens: int | None = None,  # None: source length + 50 tokens (the paper's limit)
 ) -> list:  # one list of output ids per sentence (no bos, eos or padding), in input order
-    "Translate `sentences` into token ids, greedy or with beam search, batched by source length."
+    "Translate `sentences` into token ids, greedy or with beam search: chapter 15's `Translator` with these settings."
     if not isinstance(num_beams, int) or num_beams < 1: raise ValueError(f"num_beams must be a positive int, got {num_beams!r}")
-    if batch_size < 1: raise ValueError(f"batch_size must be positive, got {batch_size}")
-    c, dev = model.config, next(model.parameters()).device
-    ids = tok.encode(list(sentences))  # each: pieces + eos
-    long = [i for i, x in enumerate(ids) if len(x) > c.max_len]
-    if long:
-        warnings.warn(f"{len(long)} source sentence(s) longer than max_len={c.max_len} tokens were cut to fit, e.g. #{long[0]}")
-        ids = [x if len(x) <= c.max_len else x[:c.max_len - 1] + [c.eos_id] for x in ids]
-    order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
-    out = [None] * len(ids)
-    was_training = model.training; model.eval()
+    was_training = model.training
     try:
-        for start in range(0, len(order), batch_size):
-            rows = order[start:start + batch_size]
-            src = collate([(torch.tensor(ids[i]), torch.tensor(ids[i])) for i in rows], c.pad_id)[0].to(dev)  # (B, S)
-            if num_beams == 1: seq = generate(model, src, max_new_tokens=max_new_tokens)  # (B, T)
-            else: seq = beam_search(model, src, num_beams=num_beams, length_penalty=length_penalty, max_new_tokens=max_new_tokens)
-            for i, row in zip(rows, seq.tolist()): out[i] = _strip(row, c.eos_id, c.pad_id, c.bos_id)
-    finally: model.train(was_training)
-    return out
+        tr = Translator(model, tok, batch_size=batch_size, num_beams=num_beams, length_penalty=length_penalty,
+                        max_new_tokens=max_new_tokens)
+        return tr.translate_ids(sentences)
+    finally: model.train(was_training)  # the translator switched it to evaluation mode
 
 def translate(model: Transformer, tok: Tokenizer, sentences: Sequence[str], **kwargs) -> list:
     "Translate `sentences` into text (arguments as `translate_ids`)."
@@ -348,7 +328,7 @@ def main(argv: list | None = None) -> int:
     if a.tsv:
         if a.books: p.error('--books needs --bible-split')
         if not Path(a.tsv).exists(): p.error(f"--tsv {a.tsv}: no such file")
-        if a.src_col == a.tgt_col or min(a.src_col, a.tgt_col) < 0: p.error(f"--src-col and --tgt-col must be two different columns >= 0")
+        if a.src_col == a.tgt_col or min(a.src_col, a.tgt_col) < 0: p.error("--src-col and --tgt-col must be two different columns >= 0")
         pairs, where = read_pairs(a.tsv, a.src_col, a.tgt_col, on_error='skip'), a.tsv
     else:
         books = BASELINE_BOOKS if a.books == ['baseline'] else a.books

@@ -111,7 +111,7 @@ class TrainConfig:
 
 TRAIN_PRESETS = {
     # the book's model: 30 minutes on two CPU cores (see the end of the chapter)
-    'book': dict(model='small', vocab_size=8000, max_tokens=2048, time_budget=30.0, factor=2.0, warmup=2000,
+    'book': dict(model='small', vocab_size=8000, max_tokens=2048, time_budget=30.0, factor=2.0, warmup=2000, dropout=0.0,
                  log_every=10, eval_every=100, save_every=60, keep_checkpoints=10, average_last=5, out_dir='runs/book_small'),
     # a few seconds: tests and the examples of this chapter
     'tiny': dict(model='tiny', vocab_size=600, train_pairs=400, valid_pairs=60, max_tokens=512, max_steps=20,
@@ -605,8 +605,6 @@ def greedy_translate(
     device=None,  # default: the model's
 ) -> list:
     "Translate greedily (each up to its source length + 50 tokens), sentences batched by length; returns them in input order."
-    try: from transformer_nb.generate import generate  # chapter 13's decoder, when the package has it
-    except ImportError: generate = None
     device = device or next(model.parameters()).device
     was = model.training; model.eval()
     ids = tok.encode(list(sentences))
@@ -615,7 +613,7 @@ def greedy_translate(
     for start in range(0, len(order), batch_size):
         rows = order[start:start + batch_size]
         src = collate([(torch.tensor(ids[i]), torch.tensor([0])) for i in rows], tok.pad_id)[0].to(device)  # (B, S)
-        hyp = generate(model, src) if generate is not None else greedy_ids(model, src)  # (B, T_out)
+        hyp = greedy_ids(model, src)  # (B, T_out)
         for i, text in zip(rows, tok.decode(hyp)): out[i] = text
     model.train(was)
     return out
@@ -648,7 +646,7 @@ def _field_parser(f):
 def build_parser():
     "The parser of `python -m transformer_nb.train`: one flag per `TrainConfig` field, plus actions."
     import argparse
-    p = argparse.ArgumentParser(prog='python -m transformer_nb.train',
+    p = argparse.ArgumentParser(prog='transformer-nb train',
                                 description='Train the encoder-decoder Transformer (default: on the shipped Spanish-English corpus).')
     p.add_argument('--preset', choices=sorted(TRAIN_PRESETS), help='start from a training preset; other flags override it')
     p.add_argument('--resume', action='store_true', help="continue the run in --out-dir from its checkpoint (flags given now override)")

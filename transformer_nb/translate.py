@@ -95,20 +95,24 @@ class Translator:
             return generate(self.model, src, max_new_tokens=s['max_new_tokens'], min_new_tokens=s['min_new_tokens'])
         return beam_search(self.model, src, **s)
 
-    def translate(
+    def _strip(self, row: list) -> list:  # output ids up to the first ⟨EOS⟩, without ⟨BOS⟩ or padding
+        c = self.model.config
+        if c.eos_id in row: row = row[:row.index(c.eos_id)]
+        return [i for i in row if i not in (c.pad_id, c.bos_id)]
+
+    def translate_ids(
         self,
-        sentences: str | Sequence[str],  # one sentence, or a list of them
+        sentences: Sequence[str],  # source sentences
         batch_size: int | None = None,  # default: the translator's
         **settings,  # decoding settings for this call only
-    ) -> str | list:  # a translation, or one per sentence in input order
-        "Translate sentences: encode, sort by length, decode in batches, restore the order; blank lines give ''."
+    ) -> list:  # per sentence, in input order: output ids without ⟨BOS⟩, ⟨EOS⟩ or padding ([] for a blank sentence)
+        "Encode, sort by length, decode in batches, restore the input order."
         self._check(settings)
-        single = isinstance(sentences, str)
-        sentences = [sentences] if single else list(sentences)
+        sentences = list(sentences)
         bad = [type(s).__name__ for s in sentences if not isinstance(s, str)]
         if bad: raise TypeError(f"sentences must be strings, got {bad[0]}")
         s, bs = {**self.settings, **settings}, batch_size or self.batch_size
-        out = [''] * len(sentences)
+        out = [[] for _ in sentences]
         todo = [i for i, text in enumerate(sentences) if text.strip()]  # blank lines stay blank
         ids, cut = encode_sources(self.tok, [sentences[i] for i in todo], self.model.config.max_len)
         if cut:
@@ -118,8 +122,21 @@ class Translator:
         for start in range(0, len(order), bs):
             rows = order[start:start + bs]
             src = tensor_of([ids[j] for j in rows], self.tok.pad_id).to(self.device)  # (B, S)
-            for j, text in zip(rows, self.tok.decode(self._search(src, s))): out[todo[j]] = text
+            for j, row in zip(rows, self._search(src, s).tolist()): out[todo[j]] = self._strip(row)
+        return out
+
+    def translate(
+        self,
+        sentences: str | Sequence[str],  # one sentence, or a list of them
+        batch_size: int | None = None,  # default: the translator's
+        **settings,  # decoding settings for this call only
+    ) -> str | list:  # a translation, or one per sentence in input order
+        "Translate sentences (the ids of `translate_ids`, decoded); blank lines give ''."
+        single = isinstance(sentences, str)
+        ids = self.translate_ids([sentences] if single else sentences, batch_size, **settings)
+        out = [self.tok.decode(row) for row in ids]
         return out[0] if single else out
+
 
 # %% ../nbs/15_translate.ipynb #78fb79b3
 def build_parser() -> argparse.ArgumentParser:
