@@ -108,6 +108,7 @@ class Translator:
     ) -> list:  # per sentence, in input order: output ids without ⟨BOS⟩, ⟨EOS⟩ or padding ([] for a blank sentence)
         "Encode, sort by length, decode in batches, restore the input order."
         self._check(settings)
+        if isinstance(sentences, str): raise TypeError("translate_ids takes a list of sentences; for one, pass [sentence]")
         sentences = list(sentences)
         bad = [type(s).__name__ for s in sentences if not isinstance(s, str)]
         if bad: raise TypeError(f"sentences must be strings, got {bad[0]}")
