@@ -4,7 +4,7 @@
 
 # %% auto #0
 __all__ = ['LP_FORMS', 'length_normalizer', 'BeamKVCache', 'stable_slots', 'BeamDecoder', 'repetition_penalize',
-           'ban_repeated_ngrams', 'beam_search', 'beam_trace', 'draw_beam_tree']
+           'ban_repeated_ngrams', 'beam_search', 'marian_copy', 'beam_trace', 'draw_beam_tree']
 
 # %% ../nbs/14_beam_search.ipynb #6ebc5aa3
 import torch
@@ -284,6 +284,58 @@ def beam_search(
         return (out, out_score.view(B * R)) if return_scores else out
     finally:
         model.train(was_training)
+
+# %% ../nbs/14_beam_search.ipynb #0bcefacb
+def marian_copy(model: Transformer):
+    "A `MarianMTModel` computing the same function as `model` (post-norm, three-way tied embeddings)."
+    from transformers import MarianConfig, MarianMTModel
+    c = model.config
+    if c.norm_first or c.tie_embeddings != 'three_way' or c.positional != 'sinusoidal':
+        raise ValueError("the Marian copy needs a post-norm model with sinusoidal positions and three-way tied embeddings")
+    hf = MarianMTModel(MarianConfig(
+        vocab_size=c.tgt_vocab, d_model=c.d_model, encoder_layers=c.n_encoder_layers, decoder_layers=c.n_decoder_layers,
+        encoder_attention_heads=c.n_heads, decoder_attention_heads=c.n_heads, encoder_ffn_dim=c.d_ff,
+        decoder_ffn_dim=c.d_ff, activation_function=c.activation, max_position_embeddings=c.max_len, dropout=0.0,
+        attention_dropout=0.0, activation_dropout=0.0, scale_embedding=True, pad_token_id=c.pad_id,
+        eos_token_id=c.eos_id, bos_token_id=c.bos_id, decoder_start_token_id=c.bos_id, forced_eos_token_id=None,
+        tie_word_embeddings=True)).eval()
+    D = c.d_model
+    # Our sinusoidal table interleaves sin/cos per frequency; Marian's puts all sines first, then all cosines.
+    # Permuting the residual-stream dimensions of every weight turns one into the other without changing the function.
+    perm = torch.cat([torch.arange(0, D, 2), torch.arange(1, D, 2)])
+    sd = {}
+    emb = model.encoder.embedding.weight[:, perm]
+    for name in ('model.shared', 'model.encoder.embed_tokens', 'model.decoder.embed_tokens', 'lm_head'):
+        sd[f'{name}.weight'] = emb
+
+    def attn(prefix, mha):
+        W, b = mha.in_proj.weight, mha.in_proj.bias
+        for i, n in enumerate('qkv'):
+            sd[f'{prefix}.{n}_proj.weight'] = W[i * D:(i + 1) * D][:, perm]
+            sd[f'{prefix}.{n}_proj.bias'] = b[i * D:(i + 1) * D]
+        sd[f'{prefix}.out_proj.weight'] = mha.out_proj.weight[perm]
+        sd[f'{prefix}.out_proj.bias'] = mha.out_proj.bias[perm]
+
+    def norm(prefix, ln):
+        sd[f'{prefix}.weight'], sd[f'{prefix}.bias'] = ln.weight[perm], ln.bias[perm]
+
+    def ffn(prefix, ff):
+        sd[f'{prefix}.fc1.weight'], sd[f'{prefix}.fc1.bias'] = ff.linear1.weight[:, perm], ff.linear1.bias
+        sd[f'{prefix}.fc2.weight'], sd[f'{prefix}.fc2.bias'] = ff.linear2.weight[perm], ff.linear2.bias[perm]
+
+    for i, layer in enumerate(model.encoder.layers):
+        p = f'model.encoder.layers.{i}'
+        attn(f'{p}.self_attn', layer.self_attn); norm(f'{p}.self_attn_layer_norm', layer.sublayer1.norm)
+        ffn(p, layer.ff); norm(f'{p}.final_layer_norm', layer.sublayer2.norm)
+    for i, layer in enumerate(model.decoder.layers):
+        p = f'model.decoder.layers.{i}'
+        attn(f'{p}.self_attn', layer.self_attn); norm(f'{p}.self_attn_layer_norm', layer.sublayer1.norm)
+        attn(f'{p}.encoder_attn', layer.cross_attn); norm(f'{p}.encoder_attn_layer_norm', layer.sublayer2.norm)
+        ffn(p, layer.ff); norm(f'{p}.final_layer_norm', layer.sublayer3.norm)
+    missing, unexpected = hf.load_state_dict(sd, strict=False)
+    left = set(missing) - {'final_logits_bias', 'model.encoder.embed_positions.weight', 'model.decoder.embed_positions.weight'}
+    if left or unexpected: raise RuntimeError(f"weight copy incomplete: missing {sorted(left)}, unexpected {unexpected}")
+    return hf
 
 # %% ../nbs/14_beam_search.ipynb #4acea540
 def beam_trace(

@@ -20,24 +20,16 @@ import torch
 from torch import Tensor
 from torch.nn.utils.rnn import pad_sequence
 
+from .model import shipped_path
+
 # %% ../nbs/09_data.ipynb #952585a6
 CORPUS_FILE = 'bible.web-rv1909.en-es.tsv.gz'  # columns: verse id, English, Spanish
 
 def corpus_path(
     name: str = CORPUS_FILE,  # a file of the repository's `data/` folder
 ) -> Path:
-    "Where a shipped data file is: the checkout's `data/` (clone or editable install), else the installed package's data files."
-    import transformer_nb
-    tried = [Path(transformer_nb.__file__).resolve().parent.parent / 'data' / name]
-    if tried[0].exists(): return tried[0]
-    from importlib.metadata import distribution, PackageNotFoundError
-    try: files = distribution('transformer-nb').files or []
-    except PackageNotFoundError: files = []
-    for f in files:  # the wheel installs data/ as <prefix>/share/transformer_nb/
-        if f.name == name and f.parent.name == 'transformer_nb':
-            tried.append(Path(f.locate()).resolve())
-            if tried[-1].exists(): return tried[-1]
-    raise FileNotFoundError(f"{name} not found; looked in: {', '.join(map(str, tried))}")
+    "Where a shipped data file is: the checkout's `data/`, else where the wheel installed it."
+    return shipped_path(f'data/{name}')
 
 # %% ../nbs/09_data.ipynb #6a807596
 @dataclass

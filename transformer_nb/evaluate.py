@@ -18,7 +18,7 @@ import torch
 from torch import Tensor
 from .data import (Pairs, Tokenizer, BASELINE_BOOKS, BIBLE_BOOKS, load_bible, read_pairs)
 from .decoder import shift_right
-from .model import Transformer, TransformerConfig
+from .model import Transformer, TransformerConfig, resolve_model_dir
 from .translate import Translator
 
 # %% ../nbs/17_evaluation.ipynb #5fc1ae63
@@ -299,7 +299,9 @@ def format_table(results: list) -> str:
 def _parser():
     import argparse
     p = argparse.ArgumentParser(prog='transformer-nb evaluate', description='BLEU, chrF and error analysis of a saved model.')
-    p.add_argument('--checkpoint', required=True, metavar='DIR', help='folder written by save_pretrained (config.json, model.pt, tokenizer.model)')
+    p.add_argument('--checkpoint', default='book', metavar='DIR',
+                   help="folder written by save_pretrained (config.json, model.pt, "
+                        "tokenizer.model), or 'book', the shipped model (default: book)")
     data = p.add_mutually_exclusive_group(required=True)
     data.add_argument('--tsv', metavar='FILE', help='tab-separated sentence pairs (optionally .gz)')
     data.add_argument('--bible-split', choices=('train', 'valid', 'test'), help='a split of the shipped corpus instead of --tsv')
@@ -319,7 +321,7 @@ def main(argv: list | None = None) -> int:
     "Command line: evaluate a saved model on a TSV file or a corpus split; prints a table and a final JSON line."
     p = _parser()
     a = p.parse_args(argv)
-    ckpt = Path(a.checkpoint)
+    ckpt = resolve_model_dir(a.checkpoint)
     if not (ckpt / 'config.json').exists(): p.error(f"--checkpoint {ckpt}: no config.json there (not a saved model)")
     if not (ckpt / Tokenizer.file_name).exists(): p.error(f"--checkpoint {ckpt}: no {Tokenizer.file_name} there")
     if any(b < 1 for b in a.beams): p.error(f"--beams must be positive, got {a.beams}")

@@ -20,7 +20,8 @@ import torch
 import torch.distributed as dist
 from torch import nn, Tensor
 
-from .model import Transformer, TransformerConfig, save_pretrained, load_pretrained
+from .model import (Transformer, TransformerConfig, save_pretrained, load_pretrained,
+                                  pretrained_path)
 from .decoder import shift_right
 from .data import Tokenizer, PairDataset, TokenBucketSampler, collate, load_bible, BASELINE_BOOKS
 from .loss import label_smoothed_nll, perplexity

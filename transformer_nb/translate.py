@@ -13,7 +13,8 @@ import torch
 from torch import Tensor
 from torch.nn.utils.rnn import pad_sequence
 from .data import Tokenizer
-from .model import Transformer, load_pretrained, TOKENIZER_NAME
+from .model import (Transformer, load_pretrained, resolve_model_dir,
+                                  TOKENIZER_NAME)
 from .generate import generate
 from .beam import beam_search
 from .train import resolve_device
@@ -70,13 +71,13 @@ class Translator:
     @classmethod
     def from_pretrained(
         cls,
-        path,  # a directory written by `Transformer.save_pretrained(path, tokenizer_file=...)`
+        path,  # a directory written by `save_pretrained(path, tokenizer_file=...)`, or 'book'
         device: str | torch.device = 'cpu',
         dtype: torch.dtype = torch.float32,  # weights are cast to this on loading
         **kwargs,  # batch_size and decoding settings
     ) -> 'Translator':
         "Load model (config.json, model.pt) and tokenizer (tokenizer.model) from one directory."
-        path = Path(path)
+        path = resolve_model_dir(path)  # a shipped model's name gives its directory
         if not path.is_dir(): raise FileNotFoundError(f"{path} is not a directory (expected config.json, model.pt, {TOKENIZER_NAME})")
         if not (path / TOKENIZER_NAME).exists():
             raise FileNotFoundError(f"{path / TOKENIZER_NAME} not found: save the model with save_pretrained(path, tokenizer_file=...)")
@@ -145,9 +146,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog='transformer-nb translate', description='Translate sentences with a trained transformer_nb '
                                 'model: from the arguments, or one per line from standard input.')
     p.add_argument('sentences', nargs='*', help='sentences to translate (none: read standard input, one sentence per line)')
-    p.add_argument('--checkpoint', metavar='DIR', default=os.environ.get('TRANSFORMER_NB_CHECKPOINT'),
-                   help='model directory written by save_pretrained: config.json, model.pt, tokenizer.model '
-                        '(default: $TRANSFORMER_NB_CHECKPOINT)')
+    p.add_argument('--checkpoint', metavar='DIR',
+                   default=os.environ.get('TRANSFORMER_NB_CHECKPOINT', 'book'),
+                   help='model directory written by save_pretrained (config.json, model.pt, '
+                        "tokenizer.model), or 'book', the model that ships with the package "
+                        "(default: $TRANSFORMER_NB_CHECKPOINT, else 'book')")
     def positive(text):
         n = int(text)
         if n < 1: raise argparse.ArgumentTypeError(f'must be a positive integer, got {n}')
