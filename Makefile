@@ -4,7 +4,7 @@
 PYTHON ?= python3
 PIP := $(PYTHON) -m pip
 
-.PHONY: test book install export check-export check-clean nbtest pytest html system-deps execute
+.PHONY: test book install export check-export check-clean nbtest pytest html system-deps execute wheel-chapters
 
 test: install check-export check-clean nbtest html system-deps pytest
 	@echo "all checks passed"
@@ -46,6 +46,11 @@ system-deps:
 	 if [ -n "$$NEED" ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$NEED >/dev/null; fi
 
 # Re-run notebooks (all cells, slow ones included) so their stored outputs come from a real run.
-#   make execute NBS="nbs/01_attention.ipynb"
+#   make execute NBS="nbs/01_attention.ipynb"            (SKIP=train keeps a training run's stored outputs)
 execute:
-	$(PYTHON) tools/execute_notebooks.py $(NBS)
+	$(PYTHON) tools/execute_notebooks.py $(NBS) $(if $(SKIP),--skip $(SKIP))
+
+# Every chapter from the built wheel alone, in a fresh environment outside the checkout, every cell but the gpu ones
+# (pytest tests runs the same test skipping slow and train cells too).
+wheel-chapters:
+	TRANSFORMER_NB_CHAPTER_SKIP=gpu $(PYTHON) -m pytest -s tests/test_chapters_wheel.py

@@ -1,0 +1,41 @@
+"""Shared fixtures: the package built as a wheel and installed, with its declared dependencies only,
+into a fresh virtual environment, the way a reader's `pip install` (or Colab's install cell) gets it."""
+import os, subprocess, sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SKIP_WHEEL = os.environ.get('TRANSFORMER_NB_SKIP_WHEEL') == '1'
+
+
+def run(cmd, **kw):
+    "Run a command; fail the test with the end of its output if it fails."
+    r = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    assert r.returncode == 0, f'{cmd} failed:\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}'
+    return r.stdout
+
+
+@pytest.fixture(scope='session')
+def wheel(tmp_path_factory) -> Path:
+    "The package built as a wheel from this checkout."
+    if SKIP_WHEEL: pytest.skip('TRANSFORMER_NB_SKIP_WHEEL=1')
+    dist = tmp_path_factory.mktemp('dist')
+    run([sys.executable, '-m', 'pip', 'wheel', '--no-deps', '-q', '-w', str(dist), str(ROOT)])
+    wheels = list(dist.glob('transformer_nb-*.whl'))
+    assert len(wheels) == 1, wheels
+    return wheels[0]
+
+
+@pytest.fixture(scope='session')
+def wheel_venv(wheel, tmp_path_factory) -> Path:
+    """A fresh virtual environment (outside the checkout) holding the wheel, its declared dependencies
+    and a Jupyter kernel; returns its `bin/` folder."""
+    import torch
+    venv = tmp_path_factory.mktemp('wheel-venv')
+    run([sys.executable, '-m', 'venv', str(venv)])
+    py = str(venv / 'bin' / 'python')
+    # the torch installed here (a CPU build on CI) keeps the environment from pulling a CUDA build
+    run([py, '-m', 'pip', 'install', '-q', f"torch=={torch.__version__.split('+')[0]}"])
+    run([py, '-m', 'pip', 'install', '-q', str(wheel), 'ipykernel', 'nbclient', 'nbformat'])
+    return venv / 'bin'
