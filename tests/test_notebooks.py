@@ -62,3 +62,22 @@ def test_toc_lists_every_notebook():
 
 def test_no_settings_ini():
     assert not (ROOT / 'settings.ini').exists(), 'nbdev 3 reads pyproject.toml; settings.ini must not exist'
+
+
+def test_install_cells_pin_this_version():
+    "Colab installs the release the stored outputs came from: the tag of the package's own version."
+    from transformer_nb import __version__
+    for path in NBS:
+        cell = load(path)['cells'][1]
+        pins = re.findall(r"transformer_nb@v([0-9][^'\"]*)'", src(cell))
+        assert pins == [__version__], f'{path.name}: install cell pins {pins}, the package is {__version__}; ' \
+                                      f'run python tools/release.py {__version__}'
+
+
+@pytest.mark.parametrize('path', NBS, ids=lambda p: p.name)
+def test_chapter_needs_the_package_alone(path):
+    "No chapter reaches into the checkout: no `../` paths, no sys.path edits, no benchmarks/ or tools/."
+    bad = re.compile(r"\.\./|sys\.path|^\s*(?:from|import)\s+(?:benchmarks|tools)\b", re.M)
+    hits = [i for i, c in enumerate(load(path)['cells'])
+            if c['cell_type'] == 'code' and bad.search(src(c))]
+    assert not hits, f'{path.name}: code cells {hits} reach into the repository checkout'
