@@ -38,11 +38,13 @@ html:
 	jupyter-book build . -W --keep-going
 
 # Debian packages some tests need, installed when missing (CI runs as root): Chromium for tests/test_book_browser.py,
-# the SWORD Bible modules for tests/test_corpus_builder.py (it rebuilds the shipped corpus from them).
+# the SWORD Bible modules for tests/test_corpus_builder.py (it rebuilds the shipped corpus from them), Apertium for
+# tests/test_baselines.py (the rule-based baseline of chapter 17).
 system-deps:
 	@command -v chromium >/dev/null || command -v google-chrome >/dev/null || NEED="chromium"; \
 	 dpkg -s sword-text-web >/dev/null 2>&1 || NEED="$$NEED sword-text-web"; \
 	 dpkg -s sword-text-sparv >/dev/null 2>&1 || NEED="$$NEED sword-text-sparv"; \
+	 dpkg -s apertium-eng-spa >/dev/null 2>&1 || NEED="$$NEED apertium-eng-spa"; \
 	 if [ -n "$$NEED" ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$NEED >/dev/null; fi
 
 # Re-run notebooks (all cells, slow ones included) so their stored outputs come from a real run.
