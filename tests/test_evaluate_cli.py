@@ -65,7 +65,7 @@ def test_bible_split_baseline_books(saved):
     (['--tsv', 'missing.tsv'], 'no such file'),
     (['--tsv', 'PAIRS', '--src-col', '1', '--tgt-col', '1'], 'two different columns'),
     (['--bible-split', 'test', '--books', 'Narnia'], 'unknown book'),
-    (['--tsv', 'PAIRS', '--beams', '0'], '--beams must be positive'),
+    (['--tsv', 'PAIRS', '--beams', '0'], 'argument --beams: must be >= 1'),
 ])
 def test_bad_arguments_exit_with_a_message(saved, tmp_path, argv, message):
     ckpt = tmp_path if message == 'no config.json' else saved / 'model'

@@ -7,6 +7,7 @@ __all__ = ['COMMANDS', 'usage', 'main']
 
 # %% ../nbs/98_cli.ipynb #7be643b3
 import importlib, sys
+from .utils import in_ipython, run_main
 
 # %% ../nbs/98_cli.ipynb #bceadcd1
 COMMANDS = {  # subcommand -> (module whose `main(argv)` runs it, one-line description)
@@ -25,7 +26,7 @@ def usage() -> str:
     return '\n'.join(lines)
 
 def main(argv: list[str] | None = None) -> int:
-    "Entry point of `transformer-nb`: run the `main` of the chapter module named by the first argument; returns the exit status."
+    "Entry point of `transformer-nb`: run the `main` of the chapter module the first argument names."
     argv = sys.argv[1:] if argv is None else list(argv)
     if not argv or argv[0] in ('-h', '--help'):
         print(usage())
@@ -37,6 +38,8 @@ def main(argv: list[str] | None = None) -> int:
     if argv[0] not in COMMANDS:
         print(f'transformer-nb: unknown command {argv[0]!r}\n\n{usage()}', file=sys.stderr)
         return 2
-    try: return importlib.import_module(COMMANDS[argv[0]][0]).main(argv[1:]) or 0
-    except SystemExit as e:  # argparse exits on --help and on bad flags; hand back its status instead of leaving
-        return e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+    name = argv[0]
+    return run_main(importlib.import_module(COMMANDS[name][0]).main, argv[1:],
+                    prog=f'transformer-nb {name}')
+
+if __name__ == '__main__' and not in_ipython(): sys.exit(main())  # python -m transformer_nb.cli

@@ -6,7 +6,7 @@
 __all__ = ['CORPUS_FILE', 'BIBLE_BOOKS', 'BIBLE_SPLITS', 'BASELINE_BOOKS', 'corpus_path', 'Pairs', 'read_pairs', 'book_of',
            'read_sword_module', 'clean_web', 'clean_rv1909', 'recase_chapter_openings', 'align_verses', 'write_pairs',
            'build_bible_corpus', 'split_by_books', 'bible_splits', 'load_bible', 'pairs_from_records', 'load_hf_pairs',
-           'Tokenizer', 'PairDataset', 'collate', 'TokenBucketSampler', 'padding_efficiency', 'main']
+           'clean_text', 'Tokenizer', 'PairDataset', 'collate', 'TokenBucketSampler', 'padding_efficiency', 'main']
 
 # %% ../nbs/09_data.ipynb #9f3365b6
 import functools, gzip, io, random, re, sys, warnings
@@ -20,7 +20,8 @@ import torch
 from torch import Tensor
 from torch.nn.utils.rnn import pad_sequence
 
-from .model import shipped_path
+from .model import ModelFileError, shipped_path
+from .utils import ArgumentParser, UsageError, in_ipython
 
 # %% ../nbs/09_data.ipynb #952585a6
 CORPUS_FILE = 'bible.web-rv1909.en-es.tsv.gz'  # columns: verse id, English, Spanish
@@ -317,6 +318,15 @@ def load_hf_pairs(
     ds = load_dataset(path, name, split=split, **kwargs)
     return pairs_from_records(ds, src_lang, tgt_lang, on_error, where=f'{path}{"/" + name if name else ""}[{split}]')
 
+# %% ../nbs/09_data.ipynb #bb4a8fed
+_SURROGATE = re.compile('[\ud800-\udfff]')  # lone surrogates: not encodable
+
+def clean_text(text: str) -> str:
+    "A string SentencePiece can encode: lone surrogates become U+FFFD; anything else is an error."
+    if not isinstance(text, str):
+        raise TypeError(f"text to encode must be str, got {type(text).__name__}")
+    return _SURROGATE.sub('\ufffd', text)  # e.g. '\\udce9' from a file read with surrogateescape
+
 # %% ../nbs/09_data.ipynb #e0e2bfcb
 class Tokenizer:
     "A SentencePiece model shared by both languages, with fixed special ids pad=0, unk=1, bos=2, eos=3."
@@ -326,7 +336,8 @@ class Tokenizer:
     def __init__(self, model_proto: bytes):  # a serialized SentencePiece model
         import sentencepiece as spm
         self.proto = bytes(model_proto)
-        self.sp = spm.SentencePieceProcessor(model_proto=self.proto)
+        try: self.sp = spm.SentencePieceProcessor(model_proto=self.proto)
+        except RuntimeError: raise ValueError('not a SentencePiece model') from None
         got = (self.sp.pad_id(), self.sp.unk_id(), self.sp.bos_id(), self.sp.eos_id())
         if got != (0, 1, 2, 3): raise ValueError(f'special ids must be pad=0, unk=1, bos=2, eos=3; this model has {got}')
 
@@ -365,7 +376,8 @@ class Tokenizer:
               ):
         "Text to ids: a list of ints for a string, a list of lists for a list of strings."
         single = isinstance(text, str)
-        ids = self.sp.encode([text] if single else list(text), add_eos=add_eos, add_bos=add_bos)
+        texts = [clean_text(t) for t in ([text] if single else text)]
+        ids = self.sp.encode(texts, add_eos=add_eos, add_bos=add_bos)
         return ids[0] if single else ids
 
     def decode(self, ids):  # list of ints, list of lists, or a (L,) / (B, L) tensor
@@ -397,7 +409,9 @@ class Tokenizer:
         path = Path(path)
         if path.is_dir(): path = path / cls.file_name
         if not path.exists(): raise FileNotFoundError(f'no tokenizer model at {path}')
-        return cls(path.read_bytes())
+        try: return cls(path.read_bytes())
+        except ValueError as e:
+            raise ModelFileError(f'{path}: {e}: save the tokenizer again with Tokenizer.save') from None
 
 # %% ../nbs/09_data.ipynb #206acd15
 class PairDataset(torch.utils.data.Dataset):
@@ -538,20 +552,23 @@ def padding_efficiency(
 # %% ../nbs/09_data.ipynb #3a970221
 def main(argv=None):
     "Command line: `python -m transformer_nb.data build|stats`."
-    import argparse
-    p = argparse.ArgumentParser(prog='transformer-nb data', description='The book\'s Spanish–English corpus.')
+    p = ArgumentParser(prog='transformer-nb data', description='The book\'s Spanish–English corpus.')
     sub = p.add_subparsers(dest='command', required=True)
     b = sub.add_parser('build', help='rebuild the corpus from the Debian packages sword-text-web and sword-text-sparv')
     b.add_argument('--out', default=CORPUS_FILE, help=f'output file (default: ./{CORPUS_FILE})')
     b.add_argument('--sword-path', default='/usr/share/sword', help='SWORD library folder (default: /usr/share/sword)')
     sub.add_parser('stats', help='print the number of pairs in each split of the shipped corpus')
     args = p.parse_args(argv)
-    if args.command == 'build': build_bible_corpus(args.out, args.sword_path)
+    if args.command == 'build':
+        if not Path(args.sword_path).is_dir():
+            raise UsageError(f"--sword-path {args.sword_path}: no such folder (on Debian: apt-get "
+                             "install sword-text-web sword-text-sparv)")
+        if not Path(args.out).resolve().parent.is_dir():
+            raise UsageError(f"--out {args.out}: the folder {Path(args.out).parent} does not exist")
+        build_bible_corpus(args.out, args.sword_path)
     else:
         for name, pairs in bible_splits().items(): print(f'{name:6} {len(pairs):6,} pairs')
 
-def _in_ipython() -> bool:
-    try: return get_ipython() is not None  # defined inside IPython and Jupyter only
-    except NameError: return False
-
-if __name__ == '__main__' and not _in_ipython(): main()
+if __name__ == '__main__' and not in_ipython():  # python -m transformer_nb.data
+    from transformer_nb.cli import main as cli
+    sys.exit(cli(['data', *sys.argv[1:]]))

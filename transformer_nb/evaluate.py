@@ -20,6 +20,7 @@ from .data import (Pairs, Tokenizer, BASELINE_BOOKS, BIBLE_BOOKS, load_bible, re
 from .decoder import shift_right
 from .model import Transformer, TransformerConfig, resolve_model_dir
 from .translate import Translator
+from .utils import ArgumentParser, float_in, in_ipython, int_in
 
 # %% ../nbs/17_evaluation.ipynb #5fc1ae63
 def corpus_scores(
@@ -46,6 +47,7 @@ def translate_ids(
     length_penalty: float = 0.6,  # beam search's α (GNMT length normalisation)
     batch_size: int = 32,  # sentences per batch
     max_new_tokens: int | None = None,  # None: source length + 50 tokens (the paper's limit)
+    progress: bool = False,  # a progress bar with the time left (on a terminal)
 ) -> list:  # one list of output ids per sentence (no bos, eos or padding), in input order
     "Translate `sentences` into token ids, greedy or with beam search: chapter 15's `Translator` with these settings."
     if not isinstance(num_beams, int) or num_beams < 1: raise ValueError(f"num_beams must be a positive int, got {num_beams!r}")
@@ -53,7 +55,7 @@ def translate_ids(
     try:
         tr = Translator(model, tok, batch_size=batch_size, num_beams=num_beams, length_penalty=length_penalty,
                         max_new_tokens=max_new_tokens)
-        return tr.translate_ids(sentences)
+        return tr.translate_ids(sentences, progress=progress)
     finally: model.train(was_training)  # the translator switched it to evaluation mode
 
 def translate(model: Transformer, tok: Tokenizer, sentences: Sequence[str], **kwargs) -> list:
@@ -265,10 +267,12 @@ def evaluate_model(
     max_new_tokens: int | None = None,
     src_lang: str = 'es', tgt_lang: str = 'en',
     edges: Sequence[int] = (10, 20, 30, 40, 60),  # source-length buckets (words)
+    progress: bool = False,  # a progress bar while translating (on a terminal)
 ) -> dict:
     "Translate `pairs.src`, then score against `pairs.tgt`: corpus scores, error analysis, BLEU by source length, hypotheses."
     t0 = time.perf_counter()
-    ids = translate_ids(model, tok, pairs.src, num_beams, length_penalty, batch_size, max_new_tokens)
+    ids = translate_ids(model, tok, pairs.src, num_beams, length_penalty, batch_size, max_new_tokens,
+                        progress)
     seconds = time.perf_counter() - t0
     hyps = tok.decode(ids) if ids else []
     return {'decoding': 'greedy' if num_beams == 1 else f'beam {num_beams}, α={length_penalty:g}',
@@ -297,23 +301,23 @@ def format_table(results: list) -> str:
     return '\n'.join([line(header), '  '.join('-' * w for w in width)] + [line(row) for row in body])
 
 def _parser():
-    import argparse
-    p = argparse.ArgumentParser(prog='transformer-nb evaluate', description='BLEU, chrF and error analysis of a saved model.')
+    p = ArgumentParser(prog='transformer-nb evaluate', description='BLEU, chrF and error analysis of a saved model.')
     p.add_argument('--checkpoint', default='book', metavar='DIR',
                    help="folder written by save_pretrained (config.json, model.pt, "
                         "tokenizer.model), or 'book', the shipped model (default: book)")
     data = p.add_mutually_exclusive_group(required=True)
     data.add_argument('--tsv', metavar='FILE', help='tab-separated sentence pairs (optionally .gz)')
     data.add_argument('--bible-split', choices=('train', 'valid', 'test'), help='a split of the shipped corpus instead of --tsv')
-    p.add_argument('--src-col', type=int, default=0, help='0-based column of the source sentence in --tsv (default 0)')
-    p.add_argument('--tgt-col', type=int, default=1, help='0-based column of the reference in --tsv (default 1)')
+    p.add_argument('--src-col', type=int_in(0), default=0, help='0-based column of the source sentence in --tsv (default 0)')
+    p.add_argument('--tgt-col', type=int_in(0), default=1, help='0-based column of the reference in --tsv (default 1)')
     p.add_argument('--direction', default='es-en', choices=('es-en', 'en-es'), help='languages: source-target (default es-en)')
     p.add_argument('--books', nargs='+', metavar='BOOK', help="with --bible-split: only these books ('baseline': the seven short books)")
-    p.add_argument('--beams', type=int, nargs='+', default=[4], metavar='N', help='beam widths to evaluate, 1 = greedy (default 4)')
-    p.add_argument('--length-penalty', type=float, default=0.6, help='beam search α (default 0.6)')
-    p.add_argument('--limit', type=int, metavar='N', help='only the first N pairs')
-    p.add_argument('--batch-size', type=int, default=32)
-    p.add_argument('--max-new-tokens', type=int, metavar='N', help='output length limit (default: source length + 50)')
+    p.add_argument('--beams', type=int_in(1), nargs='+', default=[4], metavar='N', help='beam widths to evaluate, 1 = greedy (default 4)')
+    p.add_argument('--length-penalty', type=float_in(-10, 10), default=0.6,
+                   help='beam search α, between -10 and 10 (default 0.6)')
+    p.add_argument('--limit', type=int_in(1), metavar='N', help='only the first N pairs')
+    p.add_argument('--batch-size', type=int_in(1), default=32, help='sentences decoded together (default 32)')
+    p.add_argument('--max-new-tokens', type=int_in(1), metavar='N', help='output length limit (default: source length + 50)')
     p.add_argument('--hypotheses', metavar='FILE', help='also write the translations of the last setting here, one per line')
     return p
 
@@ -322,15 +326,19 @@ def main(argv: list | None = None) -> int:
     p = _parser()
     a = p.parse_args(argv)
     ckpt = resolve_model_dir(a.checkpoint)
-    if not (ckpt / 'config.json').exists(): p.error(f"--checkpoint {ckpt}: no config.json there (not a saved model)")
+    if not (ckpt / 'config.json').exists():
+        run = (ckpt / 'checkpoint.pt').exists()  # a training run's folder, not an exported model
+        p.error(f"--checkpoint {ckpt}: no config.json there " + (
+            f"(a training run: export it with transformer-nb train --resume --out-dir {ckpt} "
+            "--export DIR)" if run else "(not a model saved with save_pretrained)"))
     if not (ckpt / Tokenizer.file_name).exists(): p.error(f"--checkpoint {ckpt}: no {Tokenizer.file_name} there")
-    if any(b < 1 for b in a.beams): p.error(f"--beams must be positive, got {a.beams}")
-    if a.limit is not None and a.limit < 1: p.error(f"--limit must be positive, got {a.limit}")
+    if a.hypotheses and not Path(a.hypotheses).resolve().parent.is_dir():
+        p.error(f"--hypotheses {a.hypotheses}: the folder {Path(a.hypotheses).parent} does not exist")
     src_lang, tgt_lang = a.direction.split('-')
     if a.tsv:
         if a.books: p.error('--books needs --bible-split')
         if not Path(a.tsv).exists(): p.error(f"--tsv {a.tsv}: no such file")
-        if a.src_col == a.tgt_col or min(a.src_col, a.tgt_col) < 0: p.error("--src-col and --tgt-col must be two different columns >= 0")
+        if a.src_col == a.tgt_col: p.error("--src-col and --tgt-col must be two different columns")
         pairs, where = read_pairs(a.tsv, a.src_col, a.tgt_col, on_error='skip'), a.tsv
     else:
         books = BASELINE_BOOKS if a.books == ['baseline'] else a.books
@@ -342,7 +350,8 @@ def main(argv: list | None = None) -> int:
     model, tok = Transformer.from_pretrained(ckpt), Tokenizer.load(ckpt)
     if tok.vocab_size != model.config.src_vocab_size:
         p.error(f"tokenizer has {tok.vocab_size} pieces but the model's vocabulary is {model.config.src_vocab_size}")
-    results = [evaluate_model(model, tok, pairs, b, a.length_penalty, a.batch_size, a.max_new_tokens, src_lang, tgt_lang) for b in a.beams]
+    results = [evaluate_model(model, tok, pairs, b, a.length_penalty, a.batch_size, a.max_new_tokens, src_lang, tgt_lang,
+                              progress=True) for b in a.beams]
     print(f"{len(pairs)} sentence pairs from {where} ({src_lang}→{tgt_lang}), model {ckpt}")
     print(format_table(results))
     print(f"BLEU: {results[0]['bleu_signature']}\nchrF: {results[0]['chrf_signature']}")
@@ -353,11 +362,9 @@ def main(argv: list | None = None) -> int:
                       'results': [keep(r) for r in results]}, ensure_ascii=False))
     return 0
 
-def _in_ipython() -> bool:
-    try: return get_ipython() is not None  # defined inside IPython and Jupyter only
-    except NameError: return False
-
-if __name__ == '__main__' and not _in_ipython(): sys.exit(main())
+if __name__ == '__main__' and not in_ipython():  # python -m transformer_nb.evaluate
+    from transformer_nb.cli import main as cli
+    sys.exit(cli(['evaluate', *sys.argv[1:]]))
 
 # %% ../nbs/17_evaluation.ipynb #22ee6687
 def offset_score(

@@ -4,17 +4,18 @@
 
 # %% auto #0
 __all__ = ['TIE_MODES', 'PRESETS', 'SHIPPED_PREFIX', 'PRETRAINED', 'CONFIG_NAME', 'WEIGHTS_NAME', 'TOKENIZER_NAME',
-           'TransformerConfig', 'Transformer', 'shipped_path', 'pretrained_path', 'resolve_model_dir',
-           'save_pretrained', 'load_pretrained']
+           'TransformerConfig', 'Transformer', 'shipped_path', 'pretrained_path', 'resolve_model_dir', 'ModelFileError',
+           'read_weights', 'check_state_dict', 'read_config', 'save_pretrained', 'load_pretrained']
 
 # %% ../nbs/08_model.ipynb #64ae05d6
-import json, os, shutil
+import json, os, pickle, shutil
 from dataclasses import dataclass, asdict, fields, replace
 from pathlib import Path
 import torch
 from torch import nn, Tensor
 from .encoder import Embeddings, Encoder, padding_mask, check_token_ids
 from .decoder import Decoder, DecoderCache, shift_right
+from .utils import check_fields
 
 # %% ../nbs/08_model.ipynb #19e834a7
 TIE_MODES = ('none', 'decoder', 'three_way')
@@ -44,6 +45,7 @@ class TransformerConfig:
     layer_norm_eps: float = 1e-5
 
     def __post_init__(self):
+        check_fields(self)  # every field has its annotated type: "0.1" is not a float
         for name in ('src_vocab_size', 'd_model', 'n_heads', 'd_ff', 'n_encoder_layers', 'n_decoder_layers', 'max_len'):
             v = getattr(self, name)
             if not isinstance(v, int) or v <= 0: raise ValueError(f"{name} must be a positive integer, got {v!r}")
@@ -53,6 +55,12 @@ class TransformerConfig:
             raise ValueError(f"d_model={self.d_model} is not divisible by n_heads={self.n_heads}")
         for name in ('dropout', 'attention_dropout', 'activation_dropout'):
             if not 0.0 <= getattr(self, name) < 1.0: raise ValueError(f"{name} must be in [0, 1), got {getattr(self, name)}")
+        for name, allowed in (('activation', ('relu', 'gelu')),
+                              ('positional', ('sinusoidal', 'learned'))):
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"{name} must be one of {allowed}, got {getattr(self, name)!r}")
+        if not self.layer_norm_eps > 0:
+            raise ValueError(f"layer_norm_eps must be positive, got {self.layer_norm_eps!r}")
         if self.tie_embeddings not in TIE_MODES:
             raise ValueError(f"tie_embeddings must be one of {TIE_MODES}, got {self.tie_embeddings!r}")
         if self.tie_embeddings == 'three_way' and self.tgt_vocab != self.src_vocab_size:
@@ -76,6 +84,9 @@ class TransformerConfig:
     def to_dict(self) -> dict: return asdict(self)
     @classmethod
     def from_dict(cls, d: dict) -> 'TransformerConfig':
+        "The configuration `to_dict` wrote; unknown or wrongly typed fields are errors."
+        if not isinstance(d, dict):
+            raise TypeError(f"a configuration is a JSON object of fields, got {type(d).__name__}")
         known = {f.name for f in fields(cls)}
         unknown = set(d) - known
         if unknown: raise ValueError(f"unknown configuration fields {sorted(unknown)}")
@@ -182,13 +193,66 @@ def pretrained_path(
     "The directory of a model that ships with the package."
     if name not in PRETRAINED:
         raise ValueError(f"no shipped model named {name!r}; the package ships {sorted(PRETRAINED)}")
-    return shipped_path(PRETRAINED[name])
+    try: return shipped_path(PRETRAINED[name])
+    except FileNotFoundError as e:
+        raise FileNotFoundError(f"the shipped model {name!r} is not installed here ({e}): reinstall "
+                                "the package with pip, or pass a model directory written by "
+                                "save_pretrained (transformer-nb train --export DIR)") from None
 
 def resolve_model_dir(path) -> Path:
     "A saved model's directory: `path` itself, or a shipped model's when `path` is its name."
     if isinstance(path, str) and path in PRETRAINED and not Path(path).exists():
         return pretrained_path(path)
     return Path(path)
+
+# %% ../nbs/08_model.ipynb #fecd9cf4
+class ModelFileError(ValueError):
+    "A saved file that cannot be used; the message names the file, the problem and the fix."
+
+def read_weights(path, map_location='cpu', what: str = 'weights'):
+    "`torch.load(path, weights_only=True)`, with a broken or refused file reported by name."
+    path = Path(path)
+    if not path.is_file(): raise FileNotFoundError(f"{path}: no such {what} file")
+    if path.stat().st_size == 0: raise ModelFileError(f"{path} is empty: save the {what} again")
+    try: return torch.load(path, map_location=map_location, weights_only=True)
+    except Exception as e:  # the unpickler fails in many ways on a foreign file
+        if 'GLOBAL' in str(e):  # weights_only met a Python object it will not build
+            raise ModelFileError(f"{path} holds Python objects, not just tensors: "
+                                 "torch.load(weights_only=True) refuses to run them; save "
+                                 "the state_dict alone") from None
+        raise ModelFileError(f"{path} is not a readable PyTorch file (truncated or "
+                             f"corrupt?): save the {what} again") from None
+
+def check_state_dict(state, model: nn.Module, path):
+    "Fail, naming the file, unless `state` holds exactly `model`'s tensors with their shapes."
+    if not isinstance(state, dict) or not all(isinstance(v, Tensor) for v in state.values()):
+        raise ModelFileError(f"{path} holds a {type(state).__name__}, not a dict of tensors "
+                             "(a state_dict)")
+    want = model.state_dict()
+    missing, extra = sorted(set(want) - set(state)), sorted(set(state) - set(want))
+    shapes = [f"{k} {tuple(state[k].shape)} != {tuple(v.shape)}" for k, v in want.items()
+              if k in state and state[k].shape != v.shape]
+    if missing or extra or shapes:
+        parts = [f"{n} {', '.join(x[:3])}{' ...' if len(x) > 3 else ''}" for n, x in
+                 (('missing', missing), ('unexpected', extra), ('shapes', shapes)) if x]
+        raise ModelFileError(f"{path} does not fit its config.json: {'; '.join(parts)}")
+
+# %% ../nbs/08_model.ipynb #dab844c1
+def read_config(path) -> TransformerConfig:
+    "The model configuration in a `config.json` that `save_pretrained` wrote."
+    path = Path(path)
+    try: meta = json.loads(path.read_text(encoding='utf-8'))
+    except UnicodeDecodeError: raise ModelFileError(f"{path} is not a text file") from None
+    except json.JSONDecodeError as e:
+        raise ModelFileError(f"{path} is not valid JSON (line {e.lineno}: {e.msg})") from None
+    if not isinstance(meta, dict) or meta.get('format') != 'transformer_nb':
+        raise ModelFileError(f"{path} is not a transformer_nb config (no \"format\": "
+                             "\"transformer_nb\"): save the model with save_pretrained")
+    if not isinstance(meta.get('config'), dict):
+        raise ModelFileError(f"{path}: \"config\" must be an object of TransformerConfig "
+                             f"fields, got {json.dumps(meta.get('config'))}")
+    try: return TransformerConfig.from_dict(meta['config'])
+    except (TypeError, ValueError) as e: raise ModelFileError(f"{path}: {e}") from None
 
 # %% ../nbs/08_model.ipynb #2478f786
 CONFIG_NAME, WEIGHTS_NAME, TOKENIZER_NAME = 'config.json', 'model.pt', 'tokenizer.model'
@@ -201,20 +265,25 @@ def save_pretrained(model: Transformer, path, tokenizer_file=None, dtype: torch.
     meta = {'format': 'transformer_nb', 'version': 1, 'config': model.config.to_dict(),
             'tokenizer': TOKENIZER_NAME if tokenizer_file else None}
     tmp = path / (WEIGHTS_NAME + '.tmp')
-    torch.save(state, tmp); os.replace(tmp, path / WEIGHTS_NAME)  # atomic: never a half-written file
+    try: torch.save(state, tmp); os.replace(tmp, path / WEIGHTS_NAME)  # never a half-written file
+    finally: tmp.unlink(missing_ok=True)  # no debris, even after Ctrl-C
     if tokenizer_file: shutil.copyfile(tokenizer_file, path / TOKENIZER_NAME)
     (path / CONFIG_NAME).write_text(json.dumps(meta, indent=2))
     return path
 
 def load_pretrained(path, map_location='cpu', dtype: torch.dtype = torch.float32) -> Transformer:
-    "Rebuild a `Transformer` from a directory written by `save_pretrained` (weights loaded with weights_only=True)."
+    "Rebuild a `Transformer` from a directory written by `save_pretrained` (weights_only=True)."
     path = resolve_model_dir(path)  # a directory, or the name of a shipped model ('book')
+    if not path.is_dir(): raise FileNotFoundError(f"{path}: no such model directory")
     for name in (CONFIG_NAME, WEIGHTS_NAME):
-        if not (path / name).exists(): raise FileNotFoundError(f"{path / name} not found: not a saved transformer_nb model")
-    meta = json.loads((path / CONFIG_NAME).read_text())
-    if meta.get('format') != 'transformer_nb': raise ValueError(f"{path / CONFIG_NAME} is not a transformer_nb config")
-    model = Transformer(TransformerConfig.from_dict(meta['config']))
-    state = torch.load(path / WEIGHTS_NAME, map_location=map_location, weights_only=True)
+        if not (path / name).exists():
+            hint = (": it is a training run; export its model with transformer-nb train "
+                    f"--resume --out-dir {path} --export DIR" if (path / 'checkpoint.pt').exists()
+                    else ": not a model saved with save_pretrained")
+            raise FileNotFoundError(f"{path / name} not found{hint}")
+    model = Transformer(read_config(path / CONFIG_NAME))
+    state = read_weights(path / WEIGHTS_NAME, map_location)
+    check_state_dict(state, model, path / WEIGHTS_NAME)
     model.load_state_dict({k: v.to(dtype) if v.is_floating_point() else v for k, v in state.items()})
     return model.to(dtype).eval()
 

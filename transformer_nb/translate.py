@@ -12,12 +12,13 @@ from typing import Sequence
 import torch
 from torch import Tensor
 from torch.nn.utils.rnn import pad_sequence
+from tqdm import tqdm
 from .data import Tokenizer
 from .model import (Transformer, load_pretrained, resolve_model_dir,
                                   TOKENIZER_NAME)
 from .generate import generate
-from .beam import beam_search
-from .train import resolve_device
+from .beam import beam_search, check_length_penalty
+from .utils import ArgumentParser, UsageError, float_in, in_ipython, int_in, resolve_device
 
 # %% ../nbs/15_translate.ipynb #bf570a60
 def encode_sources(
@@ -67,6 +68,7 @@ class Translator:
     def _check(settings: dict):
         unknown = set(settings) - set(SEARCH_DEFAULTS)
         if unknown: raise TypeError(f"unknown decoding setting(s) {sorted(unknown)}; known: {sorted(SEARCH_DEFAULTS)}")
+        if 'length_penalty' in settings: check_length_penalty(settings['length_penalty'])
 
     @classmethod
     def from_pretrained(
@@ -105,6 +107,7 @@ class Translator:
         self,
         sentences: Sequence[str],  # source sentences
         batch_size: int | None = None,  # default: the translator's
+        progress: bool = False,  # a progress bar with the time left (on a terminal only)
         **settings,  # decoding settings for this call only
     ) -> list:  # per sentence, in input order: output ids without ⟨BOS⟩, ⟨EOS⟩ or padding ([] for a blank sentence)
         "Encode, sort by length, decode in batches, restore the input order."
@@ -121,29 +124,33 @@ class Translator:
             warnings.warn(f"{len(cut)} sentence(s) longer than the model's max_len={self.model.config.max_len} tokens were "
                           f"truncated to their first {self.model.config.max_len - 1} pieces (the first: sentence {todo[cut[0]]})")
         order = sorted(range(len(ids)), key=lambda j: -len(ids[j]))  # longest first
+        bar = tqdm(total=len(ids), unit='sentence', disable=None if progress else True)
         for start in range(0, len(order), bs):
             rows = order[start:start + bs]
             src = tensor_of([ids[j] for j in rows], self.tok.pad_id).to(self.device)  # (B, S)
             for j, row in zip(rows, self._search(src, s).tolist()): out[todo[j]] = self._strip(row)
+            bar.update(len(rows))
+        bar.close()
         return out
 
     def translate(
         self,
         sentences: str | Sequence[str],  # one sentence, or a list of them
         batch_size: int | None = None,  # default: the translator's
+        progress: bool = False,  # a progress bar (on a terminal only)
         **settings,  # decoding settings for this call only
     ) -> str | list:  # a translation, or one per sentence in input order
         "Translate sentences (the ids of `translate_ids`, decoded); blank lines give ''."
         single = isinstance(sentences, str)
-        ids = self.translate_ids([sentences] if single else sentences, batch_size, **settings)
+        ids = self.translate_ids([sentences] if single else sentences, batch_size, progress,
+                                 **settings)
         out = [self.tok.decode(row) for row in ids]
         return out[0] if single else out
-
 
 # %% ../nbs/15_translate.ipynb #78fb79b3
 def build_parser() -> argparse.ArgumentParser:
     "The `translate` command's arguments."
-    p = argparse.ArgumentParser(prog='transformer-nb translate', description='Translate sentences with a trained transformer_nb '
+    p = ArgumentParser(prog='transformer-nb translate', description='Translate sentences with a trained transformer_nb '
                                 'model: from the arguments, or one per line from standard input.')
     p.add_argument('sentences', nargs='*', help='sentences to translate (none: read standard input, one sentence per line)')
     p.add_argument('--checkpoint', metavar='DIR',
@@ -151,21 +158,22 @@ def build_parser() -> argparse.ArgumentParser:
                    help='model directory written by save_pretrained (config.json, model.pt, '
                         "tokenizer.model), or 'book', the model that ships with the package "
                         "(default: $TRANSFORMER_NB_CHECKPOINT, else 'book')")
-    def positive(text):
-        n = int(text)
-        if n < 1: raise argparse.ArgumentTypeError(f'must be a positive integer, got {n}')
-        return n
+    positive = int_in(1)
     p.add_argument('--beams', type=positive, default=4, help='beam width; 1 = greedy decoding (default: 4, the paper)')
     p.add_argument('--max-new-tokens', type=positive, default=None, help='most tokens per translation (default: source length + 50)')
-    p.add_argument('--length-penalty', type=float, default=0.6, help='α of the length normalisation ((5+n)/6)^α (default: 0.6)')
+    p.add_argument('--length-penalty', type=float_in(-10, 10), default=0.6,
+                   help='α of the length normalisation ((5+n)/6)^α, between -10 and 10 '
+                        '(default: 0.6)')
     p.add_argument('--batch-size', type=positive, default=32, help='sentences decoded together (default: 32)')
     p.add_argument('--device', default='cpu', help="'cpu', 'cuda', 'cuda:1', 'mps' or 'auto' (CUDA if available; default: cpu)")
     return p
 
 def _read_lines(stream) -> list:
-    "All lines of a text stream, decoded as UTF-8 where the stream gives bytes."
+    "The lines of a text stream (split at newlines only), decoded as UTF-8 where it gives bytes."
     data = stream.buffer.read().decode('utf-8', errors='replace') if hasattr(stream, 'buffer') else stream.read()
-    return data.splitlines()
+    lines = data.split('\n')  # only newlines end a line: str.splitlines also breaks at \x0b, \x85, ...
+    if lines and lines[-1] == '': lines.pop()  # the newline that ends the last line
+    return [l[:-1] if l.endswith('\r') else l for l in lines]  # Windows line ends
 
 def _write_lines(lines: list, stream):
     "One line per item, in UTF-8 where the stream takes bytes."
@@ -177,28 +185,25 @@ def main(argv: list | None = None) -> int:  # the exit status
     "Command line: translate the sentences given as arguments, or the lines of standard input; print one translation per line."
     args = build_parser().parse_args(argv)
     if not args.checkpoint:
-        print('error: no model given: pass --checkpoint DIR (a directory written by save_pretrained) '
-              'or set TRANSFORMER_NB_CHECKPOINT', file=sys.stderr)
-        return 2
+        raise UsageError("no model given: pass --checkpoint DIR (a directory written by "
+                         "save_pretrained) or 'book', or set TRANSFORMER_NB_CHECKPOINT")
+    try: resolve_device(args.device)
+    except ValueError as e: raise UsageError(f"--device: {e}") from None
     try:
-        tr = Translator.from_pretrained(args.checkpoint, device=args.device, batch_size=args.batch_size, num_beams=args.beams,
-                                        max_new_tokens=args.max_new_tokens, length_penalty=args.length_penalty)
-    except (OSError, ValueError, RuntimeError, AssertionError) as e:  # missing files, bad config, unavailable device
-        print(f'error: cannot load the model from {args.checkpoint}: {e}', file=sys.stderr)
-        return 1
+        tr = Translator.from_pretrained(args.checkpoint, device=args.device,
+                                        batch_size=args.batch_size, num_beams=args.beams,
+                                        max_new_tokens=args.max_new_tokens,
+                                        length_penalty=args.length_penalty)
+    except (OSError, ValueError) as e:  # missing or broken files, a tokenizer that does not fit
+        raise type(e)(f"cannot load the model from {args.checkpoint}: {e}") from None
     lines = args.sentences if args.sentences else _read_lines(sys.stdin)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter('always')
-        try: out = tr.translate(lines)
-        except ValueError as e:
-            print(f'error: {e}', file=sys.stderr)
-            return 1
+        out = tr.translate(lines)
     for w in caught: print(f'warning: {w.message}', file=sys.stderr)
     _write_lines(out, sys.stdout)
     return 0
 
-def _in_ipython() -> bool:
-    try: return get_ipython() is not None  # defined only inside IPython and Jupyter
-    except NameError: return False
-
-if __name__ == '__main__' and not _in_ipython(): sys.exit(main())
+if __name__ == '__main__' and not in_ipython():  # python -m transformer_nb.translate
+    from transformer_nb.cli import main as cli
+    sys.exit(cli(['translate', *sys.argv[1:]]))
