@@ -39,3 +39,27 @@ def wheel_venv(wheel, tmp_path_factory) -> Path:
     run([py, '-m', 'pip', 'install', '-q', f"torch=={torch.__version__.split('+')[0]}"])
     run([py, '-m', 'pip', 'install', '-q', str(wheel), 'ipykernel', 'nbclient', 'nbformat'])
     return venv / 'bin'
+
+
+@pytest.fixture(scope='session')
+def tiny_model(tmp_path_factory):
+    """A function `max_len -> folder`: a random tiny model (1+1 layers, d_model 32)
+    and a 300-piece SentencePiece tokenizer trained on the shipped corpus, saved."""
+    made = {}
+    def make(max_len: int = 32) -> Path:
+        if max_len not in made:
+            import torch
+            from transformer_nb.data import Tokenizer, load_bible
+            from transformer_nb.model import (Transformer, TransformerConfig,
+                                              save_pretrained)
+            d = tmp_path_factory.mktemp(f'tiny-{max_len}')
+            pairs = load_bible('train', src_lang='es')
+            tok = Tokenizer.train(pairs.src[:300] + pairs.tgt[:300], vocab_size=300)
+            torch.manual_seed(0)
+            config = TransformerConfig(src_vocab_size=tok.vocab_size, d_model=32,
+                                       n_heads=4, d_ff=64, n_encoder_layers=1,
+                                       n_decoder_layers=1, dropout=0.0, max_len=max_len)
+            made[max_len] = save_pretrained(Transformer(config), d / 'model',
+                                            tokenizer_file=tok.save(d / 'spm.model'))
+        return made[max_len]
+    return make

@@ -1,38 +1,42 @@
-"""Every bad input gets a clear message: each case runs a command (in this process, through the
-`transformer-nb` entry point, or in a fresh one where the exit path matters) or a Python loader, and
-asserts the exit status, the one-line message that names the flag or file, that no traceback is shown,
-and that nothing was written or lost."""
-import json, os, pickle, shutil, signal, subprocess, sys
+"""Every bad input gets a clear message: each case runs a command (in this process,
+through the `transformer-nb` entry point, or in a fresh one where the exit path
+matters) or a Python loader, and asserts the exit status, the one-line message that
+names the flag or file, that no traceback is shown, and that nothing was written or
+lost."""
+
+import json, os, shutil, signal, subprocess, sys
 from pathlib import Path
 
 import pytest
 
 torch = pytest.importorskip('torch')
 from transformer_nb.cli import main as cli
-from transformer_nb.data import Tokenizer, load_bible
-from transformer_nb.model import (CONFIG_NAME, WEIGHTS_NAME, ModelFileError, Transformer,
-                                  TransformerConfig, save_pretrained)
+from transformer_nb.data import Tokenizer
+from transformer_nb.model import (
+    CONFIG_NAME,
+    WEIGHTS_NAME,
+    ModelFileError,
+    Transformer,
+    TransformerConfig,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 class Evil:
     "A pickle that would run a command when loaded without weights_only."
-    def __init__(self, marker): self.marker = marker
-    def __reduce__(self): return (os.system, (f'touch {self.marker}',))
+
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (os.system, (f'touch {self.marker}',))
 
 
 @pytest.fixture(scope='module')
-def model_dir(tmp_path_factory):
+def model_dir(tiny_model):
     "A random tiny model and its tokenizer, saved with save_pretrained."
-    d = tmp_path_factory.mktemp('bad-input')
-    pairs = load_bible('train', src_lang='es')
-    tok = Tokenizer.train(pairs.src[:300] + pairs.tgt[:300], vocab_size=300)
-    torch.manual_seed(0)
-    model = Transformer(TransformerConfig(src_vocab_size=tok.vocab_size, d_model=32, n_heads=4,
-                                          d_ff=64, n_encoder_layers=1, n_decoder_layers=1,
-                                          dropout=0.0, max_len=32))
-    return save_pretrained(model, d / 'model', tokenizer_file=tok.save(d / 'spm.model'))
+    return tiny_model(32)
 
 
 def call(capsys, *argv):
@@ -43,13 +47,14 @@ def call(capsys, *argv):
 
 
 def expect(capsys, status, needles, *argv):
-    "Run, then check the status, that stderr names each needle on one line, and no traceback."
+    "Check the status, that one stderr line names each needle, and no traceback."
     got, out, err = call(capsys, *argv)
     assert got == status, (got, err)
     assert 'Traceback' not in err
     lines = [l for l in err.splitlines() if 'error:' in l]
     assert len(lines) == 1, err
-    for n in needles: assert n in lines[0], (n, lines[0])
+    for n in needles:
+        assert n in lines[0], (n, lines[0])
     return out, err
 
 
@@ -58,10 +63,14 @@ def broken_copy(model_dir, tmp_path, name, content):
     d = tmp_path / 'broken'
     shutil.copytree(model_dir, d)
     target = d / name
-    if content is None: target.unlink()
-    elif isinstance(content, bytes): target.write_bytes(content)
-    elif isinstance(content, str): target.write_text(content)
-    else: torch.save(content, target)
+    if content is None:
+        target.unlink()
+    elif isinstance(content, bytes):
+        target.write_bytes(content)
+    elif isinstance(content, str):
+        target.write_text(content)
+    else:
+        torch.save(content, target)
     return d
 
 
@@ -71,7 +80,7 @@ def config_with(model_dir, **changes) -> str:
     return json.dumps(meta)
 
 
-# ---------------------------------------------------------------- translate: broken model folders
+# ------------------------------------------------------ translate: broken model folders
 BROKEN = {
     'empty weights': (WEIGHTS_NAME, b'', 'is empty'),
     'garbage weights': (WEIGHTS_NAME, os.urandom(4000), 'not a readable PyTorch file'),
@@ -86,7 +95,11 @@ BROKEN = {
     'config no format': (CONFIG_NAME, '{"config": {}}', 'not a transformer_nb config'),
     'no config file': (CONFIG_NAME, None, 'config.json not found'),
     'no tokenizer': ('tokenizer.model', None, 'tokenizer.model not found'),
-    'garbage tokenizer': ('tokenizer.model', b'not sentencepiece', 'not a SentencePiece model'),
+    'garbage tokenizer': (
+        'tokenizer.model',
+        b'not sentencepiece',
+        'not a SentencePiece model',
+    ),
 }
 
 
@@ -94,13 +107,24 @@ BROKEN = {
 def test_translate_broken_model(case, model_dir, tmp_path, capsys):
     name, content, needle = BROKEN[case]
     d = broken_copy(model_dir, tmp_path, name, content)
-    expect(capsys, 1, ['cannot load the model', needle, str(d)], 'translate', '--checkpoint', str(d), 'hola')
+    expect(
+        capsys,
+        1,
+        ['cannot load the model', needle, str(d)],
+        'translate',
+        '--checkpoint',
+        str(d),
+        'hola',
+    )
 
 
 CONFIGS = {
     'config null': ({'config': None}, '"config" must be an object'),
     'dropout a string': ({'dropout': '0.1'}, 'dropout must be float'),
-    'layer_norm_eps a word': ({'layer_norm_eps': 'tiny'}, 'layer_norm_eps must be float'),
+    'layer_norm_eps a word': (
+        {'layer_norm_eps': 'tiny'},
+        'layer_norm_eps must be float',
+    ),
     'layers a bool': ({'n_encoder_layers': True}, 'n_encoder_layers must be int'),
     'unknown field': ({'n_experts': 8}, 'unknown configuration fields'),
     'negative eps': ({'layer_norm_eps': -1.0}, 'layer_norm_eps must be positive'),
@@ -113,30 +137,64 @@ CONFIGS = {
 def test_translate_bad_config(case, model_dir, tmp_path, capsys):
     changes, needle = CONFIGS[case]
     if 'config' in changes:
-        meta = json.loads((model_dir / CONFIG_NAME).read_text()); meta.update(changes)
+        meta = json.loads((model_dir / CONFIG_NAME).read_text())
+        meta.update(changes)
         text = json.dumps(meta)
-    else: text = config_with(model_dir, **changes)
+    else:
+        text = config_with(model_dir, **changes)
     d = broken_copy(model_dir, tmp_path, CONFIG_NAME, text)
-    expect(capsys, 1, ['cannot load the model', 'config.json', needle], 'translate', '--checkpoint', str(d), 'x')
+    expect(
+        capsys,
+        1,
+        ['cannot load the model', 'config.json', needle],
+        'translate',
+        '--checkpoint',
+        str(d),
+        'x',
+    )
 
 
 def test_translate_refuses_pickled_code(model_dir, tmp_path, capsys):
     marker = tmp_path / 'ran'
     d = broken_copy(model_dir, tmp_path, WEIGHTS_NAME, {'w': Evil(marker)})
-    expect(capsys, 1, ['holds Python objects', 'weights_only'], 'translate', '--checkpoint', str(d), 'x')
+    expect(
+        capsys,
+        1,
+        ['holds Python objects', 'weights_only'],
+        'translate',
+        '--checkpoint',
+        str(d),
+        'x',
+    )
     assert not marker.exists()
 
 
 def test_translate_missing_folder(tmp_path, capsys):
-    expect(capsys, 1, ['cannot load the model', 'nothing'], 'translate', '--checkpoint',
-           str(tmp_path / 'nothing'), 'hola')
+    expect(
+        capsys,
+        1,
+        ['cannot load the model', 'nothing'],
+        'translate',
+        '--checkpoint',
+        str(tmp_path / 'nothing'),
+        'hola',
+    )
 
 
 def test_translate_training_run_folder(tmp_path, capsys, model_dir):
-    run = tmp_path / 'run'; run.mkdir()
+    run = tmp_path / 'run'
+    run.mkdir()
     shutil.copy(model_dir / 'tokenizer.model', run)
     torch.save({'format': 'transformer_nb.train'}, run / 'checkpoint.pt')
-    expect(capsys, 1, ['training run', '--export'], 'translate', '--checkpoint', str(run), 'x')
+    expect(
+        capsys,
+        1,
+        ['training run', '--export'],
+        'translate',
+        '--checkpoint',
+        str(run),
+        'x',
+    )
 
 
 # ---------------------------------------------------------------- translate: flags
@@ -158,53 +216,103 @@ FLAGS = {
 @pytest.mark.parametrize('case', FLAGS, ids=list(FLAGS))
 def test_translate_bad_flag(case, model_dir, capsys):
     argv, needle = FLAGS[case]
-    expect(capsys, 2, [needle], 'translate', '--checkpoint', str(model_dir), *argv, 'hola')
+    expect(
+        capsys, 2, [needle], 'translate', '--checkpoint', str(model_dir), *argv, 'hola'
+    )
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason='CUDA is available here')
 def test_translate_cuda_missing(model_dir, capsys):
-    expect(capsys, 2, ['--device', 'CUDA is not available'], 'translate', '--checkpoint',
-           str(model_dir), '--device', 'cuda', 'hola')
+    expect(
+        capsys,
+        2,
+        ['--device', 'CUDA is not available'],
+        'translate',
+        '--checkpoint',
+        str(model_dir),
+        '--device',
+        'cuda',
+        'hola',
+    )
 
 
 def run_translate(model_dir, stdin: bytes, *args):
     "python -m transformer_nb.translate in a fresh process, raw bytes in and out."
     env = {**os.environ, 'OMP_NUM_THREADS': '1'}
-    return subprocess.run([sys.executable, '-m', 'transformer_nb.translate', '--checkpoint',
-                           str(model_dir), '--max-new-tokens', '4', *args], input=stdin,
-                          capture_output=True, env=env, cwd=ROOT, timeout=300)
+    return subprocess.run(
+        [
+            sys.executable,
+            '-m',
+            'transformer_nb.translate',
+            '--checkpoint',
+            str(model_dir),
+            '--max-new-tokens',
+            '4',
+            *args,
+        ],
+        input=stdin,
+        capture_output=True,
+        env=env,
+        cwd=ROOT,
+        timeout=300,
+    )
 
 
-@pytest.mark.parametrize('sep', ['\x0b', '\x0c', '\x1c', '\x1d', '\x1e', '\x85', '\u2028', '\u2029'])
+@pytest.mark.parametrize(
+    'sep', ['\x0b', '\x0c', '\x1c', '\x1d', '\x1e', '\x85', '\u2028', '\u2029']
+)
 def test_translate_lines_split_at_newlines_only(model_dir, sep):
-    "A character that str.splitlines breaks at stays inside its line: one output line per input line."
+    "A character str.splitlines breaks at stays in its line: a line out per line in."
     r = run_translate(model_dir, f'uno{sep}dos\ntres\n'.encode('utf-8'))
     assert r.returncode == 0, r.stderr
-    assert len(r.stdout.decode('utf-8').split('\n')) == 3  # two lines and the final newline
+    assert (
+        len(r.stdout.decode('utf-8').split('\n')) == 3
+    )  # two lines and the final newline
 
 
 def test_translate_crlf_and_odd_text(model_dir):
-    "Windows line ends, control characters, invalid UTF-8 and lone surrogates all translate."
+    "Windows line ends, control characters, bad UTF-8 and lone surrogates translate."
     r = run_translate(model_dir, b'uno\r\ndos\x00\x07 tres\r\n\xff\xfe cuatro\n')
     assert r.returncode == 0 and b'Traceback' not in r.stderr, r.stderr
     assert r.stdout.count(b'\n') == 3
-    r = run_translate(model_dir, b'', os.fsdecode(b'caf\xe9 y pan'))  # an argument that was not UTF-8
+    r = run_translate(
+        model_dir, b'', os.fsdecode(b'caf\xe9 y pan')
+    )  # an argument that was not UTF-8
     assert r.returncode == 0 and r.stdout.count(b'\n') == 1, r.stderr
 
 
 def test_debug_shows_the_traceback(tmp_path):
     "--debug (or TRANSFORMER_NB_DEBUG=1) keeps the traceback for a bug report."
-    r = subprocess.run([sys.executable, '-m', 'transformer_nb.cli', 'translate', '--debug',
-                        '--checkpoint', str(tmp_path / 'none'), 'x'], capture_output=True, text=True,
-                       cwd=ROOT, timeout=300)
-    assert r.returncode == 1 and 'Traceback' in r.stderr and 'FileNotFoundError' in r.stderr
+    r = subprocess.run(
+        [
+            sys.executable,
+            '-m',
+            'transformer_nb.cli',
+            'translate',
+            '--debug',
+            '--checkpoint',
+            str(tmp_path / 'none'),
+            'x',
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )
+    assert (
+        r.returncode == 1
+        and 'Traceback' in r.stderr
+        and 'FileNotFoundError' in r.stderr
+    )
 
 
 # ---------------------------------------------------------------- evaluate
 def test_evaluate_bad_flags(model_dir, tmp_path, capsys):
     ckpt = ['--checkpoint', str(model_dir)]
-    one = tmp_path / 'one.tsv'; one.write_text('uno\tone\n')
-    binary = tmp_path / 'binary.tsv'; binary.write_bytes(os.urandom(3000))
+    one = tmp_path / 'one.tsv'
+    one.write_text('uno\tone\n')
+    binary = tmp_path / 'binary.tsv'
+    binary.write_bytes(os.urandom(3000))
     cases = [
         ([], 'one of the arguments --tsv --bible-split is required'),
         (['--tsv', str(tmp_path / 'none.tsv')], '--tsv'),
@@ -212,31 +320,66 @@ def test_evaluate_bad_flags(model_dir, tmp_path, capsys):
         (['--bible-split', 'test', '--length-penalty', 'inf'], '--length-penalty'),
         (['--bible-split', 'test', '--limit', '0'], '--limit'),
         (['--bible-split', 'test', '--batch-size', '0'], '--batch-size'),
-        (['--tsv', str(one), '--src-col', '1', '--tgt-col', '1'], 'two different columns'),
+        (
+            ['--tsv', str(one), '--src-col', '1', '--tgt-col', '1'],
+            'two different columns',
+        ),
         (['--tsv', str(one), '--src-col', '-1'], '--src-col'),
         (['--tsv', str(one), '--books', 'Ruth'], '--books needs --bible-split'),
         (['--bible-split', 'test', '--books', 'Nope'], "unknown book ids ['Nope']"),
-        (['--bible-split', 'test', '--hypotheses', str(tmp_path / 'no' / 'h.txt')], '--hypotheses'),
+        (
+            ['--bible-split', 'test', '--hypotheses', str(tmp_path / 'no' / 'h.txt')],
+            '--hypotheses',
+        ),
         (['--bible-split', 'nope'], 'invalid choice'),
     ]
-    for argv, needle in cases: expect(capsys, 2, [needle], 'evaluate', *ckpt, *argv)
+    for argv, needle in cases:
+        expect(capsys, 2, [needle], 'evaluate', *ckpt, *argv)
     with pytest.warns(UserWarning, match='skipped'):
-        expect(capsys, 2, ['no sentence pairs'], 'evaluate', *ckpt, '--tsv', str(binary))
+        expect(
+            capsys, 2, ['no sentence pairs'], 'evaluate', *ckpt, '--tsv', str(binary)
+        )
 
 
 def test_evaluate_broken_model(model_dir, tmp_path, capsys):
     d = broken_copy(model_dir, tmp_path, WEIGHTS_NAME, b'')
-    expect(capsys, 1, ['model.pt is empty'], 'evaluate', '--checkpoint', str(d), '--bible-split',
-           'test', '--limit', '2')
+    expect(
+        capsys,
+        1,
+        ['model.pt is empty'],
+        'evaluate',
+        '--checkpoint',
+        str(d),
+        '--bible-split',
+        'test',
+        '--limit',
+        '2',
+    )
 
 
 def test_evaluate_missing_and_training_run(tmp_path, capsys):
-    expect(capsys, 2, ['--checkpoint', 'not a model saved'], 'evaluate', '--checkpoint',
-           str(tmp_path), '--bible-split', 'test')
+    expect(
+        capsys,
+        2,
+        ['--checkpoint', 'not a model saved'],
+        'evaluate',
+        '--checkpoint',
+        str(tmp_path),
+        '--bible-split',
+        'test',
+    )
     (tmp_path / 'checkpoint.pt').write_bytes(b'')
     (tmp_path / 'tokenizer.model').write_bytes(b'')
-    expect(capsys, 2, ['training run', '--export'], 'evaluate', '--checkpoint', str(tmp_path),
-           '--bible-split', 'test')
+    expect(
+        capsys,
+        2,
+        ['training run', '--export'],
+        'evaluate',
+        '--checkpoint',
+        str(tmp_path),
+        '--bible-split',
+        'test',
+    )
 
 
 # ---------------------------------------------------------------- train
@@ -255,19 +398,33 @@ def test_train_usage_errors_write_nothing(tmp_path, capsys, monkeypatch):
         (['--device', 'gpu', '--max-steps', '1'], "did you mean 'cuda'"),
         (['--model-overrides', '{bad', '--max-steps', '1'], 'not JSON'),
         (['--model-overrides', '{"n_experts": 8}', '--max-steps', '1'], 'n_experts'),
-        (['--keep-checkpoints', '2', '--average-last', '5', '--max-steps', '1'], 'keep_checkpoints'),
+        (
+            ['--keep-checkpoints', '2', '--average-last', '5', '--max-steps', '1'],
+            'keep_checkpoints',
+        ),
         (['--average', 'a.pt', 'b.pt'], '--average needs --average-out'),
         (['--resume'], '--resume: no checkpoint.pt'),
         (['--max-steps', '1', '--export', str(Path(__file__))], '--export'),
     ]
-    for argv, needle in cases: expect(capsys, 2, [needle], 'train', *out, *argv)
+    for argv, needle in cases:
+        expect(capsys, 2, [needle], 'train', *out, *argv)
     assert not (tmp_path / 'run').exists() and not (tmp_path / 'runs').exists()
 
 
 def test_train_missing_files(tmp_path, capsys):
     for flag in ('--corpus', '--tokenizer'):
-        expect(capsys, 1, [flag, 'no such file'], 'train', '--max-steps', '1', '--out-dir',
-               str(tmp_path / 'run'), flag, str(tmp_path / 'none'))
+        expect(
+            capsys,
+            1,
+            [flag, 'no such file'],
+            'train',
+            '--max-steps',
+            '1',
+            '--out-dir',
+            str(tmp_path / 'run'),
+            flag,
+            str(tmp_path / 'none'),
+        )
     assert not (tmp_path / 'run' / 'tokenizer.model').exists()
 
 
@@ -275,42 +432,85 @@ def checkpoints(tmp_path):
     "Broken checkpoints of several kinds, by name."
     marker = tmp_path / 'ran'
     files = {'garbage': os.urandom(2000), 'empty': b''}
-    for name, data in files.items(): (tmp_path / f'{name}.pt').write_bytes(data)
+    for name, data in files.items():
+        (tmp_path / f'{name}.pt').write_bytes(data)
     torch.save({'w': Evil(marker)}, tmp_path / 'evil.pt')
     torch.save({'a': torch.ones(2)}, tmp_path / 'weights.pt')
-    torch.save({'format': 'transformer_nb.train', 'step': 3}, tmp_path / 'incomplete.pt')
+    torch.save(
+        {'format': 'transformer_nb.train', 'step': 3}, tmp_path / 'incomplete.pt'
+    )
     torch.save([1, 2], tmp_path / 'list.pt')
     return marker
 
 
-@pytest.mark.parametrize('name,status,needle', [
-    ('garbage', 1, 'not a readable PyTorch file'), ('empty', 1, 'is empty'),
-    ('evil', 1, 'holds Python objects'), ('weights', 1, 'not a transformer_nb training checkpoint'),
-    ('incomplete', 1, 'is incomplete: no elapsed'), ('list', 1, 'holds a list')])
+@pytest.mark.parametrize(
+    'name,status,needle',
+    [
+        ('garbage', 1, 'not a readable PyTorch file'),
+        ('empty', 1, 'is empty'),
+        ('evil', 1, 'holds Python objects'),
+        ('weights', 1, 'not a transformer_nb training checkpoint'),
+        ('incomplete', 1, 'is incomplete: no elapsed'),
+        ('list', 1, 'holds a list'),
+    ],
+)
 def test_train_resume_broken_checkpoint(name, status, needle, tmp_path, capsys):
     marker = checkpoints(tmp_path)
-    run = tmp_path / 'run'; run.mkdir()
+    run = tmp_path / 'run'
+    run.mkdir()
     shutil.copy(tmp_path / f'{name}.pt', run / 'checkpoint.pt')
     before = (run / 'checkpoint.pt').read_bytes()
-    expect(capsys, status, [needle, 'checkpoint.pt'], 'train', '--resume', '--out-dir', str(run))
+    expect(
+        capsys,
+        status,
+        [needle, 'checkpoint.pt'],
+        'train',
+        '--resume',
+        '--out-dir',
+        str(run),
+    )
     assert (run / 'checkpoint.pt').read_bytes() == before and not marker.exists()
 
 
-@pytest.mark.parametrize('name,needle', [('garbage', 'not a readable PyTorch file'),
-                                         ('evil', 'holds Python objects'), ('list', 'holds a list'),
-                                         ('missing', 'no such checkpoint file')])
+@pytest.mark.parametrize(
+    'name,needle',
+    [
+        ('garbage', 'not a readable PyTorch file'),
+        ('evil', 'holds Python objects'),
+        ('list', 'holds a list'),
+        ('missing', 'no such checkpoint file'),
+    ],
+)
 def test_train_average_bad_files(name, needle, tmp_path, capsys):
     checkpoints(tmp_path)
-    expect(capsys, 1, [needle, f'{name}.pt'], 'train', '--average', str(tmp_path / 'weights.pt'),
-           str(tmp_path / f'{name}.pt'), '--average-out', str(tmp_path / 'avg.pt'))
+    expect(
+        capsys,
+        1,
+        [needle, f'{name}.pt'],
+        'train',
+        '--average',
+        str(tmp_path / 'weights.pt'),
+        str(tmp_path / f'{name}.pt'),
+        '--average-out',
+        str(tmp_path / 'avg.pt'),
+    )
     assert not (tmp_path / 'avg.pt').exists()
 
 
 def test_train_reused_out_dir_is_kept(tmp_path, capsys):
-    run = tmp_path / 'run'; run.mkdir()
+    run = tmp_path / 'run'
+    run.mkdir()
     (run / 'checkpoint.pt').write_bytes(b'an earlier run')
-    expect(capsys, 2, ['already holds a run', '--resume', '--overwrite', '--out-dir'], 'train',
-           '--preset', 'tiny', '--out-dir', str(run))
+    expect(
+        capsys,
+        2,
+        ['already holds a run', '--resume', '--overwrite', '--out-dir'],
+        'train',
+        '--preset',
+        'tiny',
+        '--out-dir',
+        str(run),
+    )
     assert (run / 'checkpoint.pt').read_bytes() == b'an earlier run'
     assert sorted(p.name for p in run.iterdir()) == ['checkpoint.pt']
 
@@ -318,77 +518,120 @@ def test_train_reused_out_dir_is_kept(tmp_path, capsys):
 def test_train_help_describes_every_flag(capsys):
     status, out, _ = call(capsys, 'train', '--help')
     assert status == 0
-    for text in ('--time-budget MINUTES', 'minutes of training', 'one of base, big, small, tiny',
-                 'one of auto, fp32, bf16, fp16', 'default: runs/default', 'presets (--preset NAME)',
-                 'book   model small'):
+    for text in (
+        '--time-budget MINUTES',
+        'minutes of training',
+        'one of base, big, small, tiny',
+        'one of auto, fp32, bf16, fp16',
+        'default: runs/default',
+        'presets (--preset NAME)',
+        'book   model small',
+    ):
         assert text in ' '.join(out.split()) or text in out, text
     from transformer_nb.train import TrainConfig, build_parser
-    helps = [a.help for a in build_parser()._actions if a.dest in TrainConfig.__dataclass_fields__]
+
+    helps = [
+        a.help
+        for a in build_parser()._actions
+        if a.dest in TrainConfig.__dataclass_fields__
+    ]
     assert len(helps) == len(TrainConfig.__dataclass_fields__)
-    assert all(h and not h.split(' (default')[0].replace('_', '').isidentifier() for h in helps)
+    assert all(
+        h and not h.split(' (default')[0].replace('_', '').isidentifier() for h in helps
+    )
 
 
 def test_train_second_interrupt_during_final_save(tmp_path):
-    "While the final checkpoint is written, Ctrl-C is noted and does not cut the save short."
-    from transformer_nb.train import Trainer, TrainConfig
+    "While the final checkpoint is written, Ctrl-C is noted and does not cut it short."
+    from transformer_nb.train import Trainer
+
     tr = Trainer.__new__(Trainer)
     tr._stop_signal = None
     with tr._signals(defer=True):
-        os.kill(os.getpid(), signal.SIGINT); os.kill(os.getpid(), signal.SIGINT)
+        os.kill(os.getpid(), signal.SIGINT)
+        os.kill(os.getpid(), signal.SIGINT)
     assert tr._stop_signal == signal.SIGINT
 
 
 def test_train_removes_debris(tmp_path):
     "*.tmp files left by a killed save are removed when a run starts in the folder."
     from transformer_nb.train import remove_debris
+
     (tmp_path / 'weights').mkdir()
-    for p in ('checkpoint.pt.tmp', 'weights/step_0000010.pt.tmp'): (tmp_path / p).write_bytes(b'x')
+    for p in ('checkpoint.pt.tmp', 'weights/step_0000010.pt.tmp'):
+        (tmp_path / p).write_bytes(b'x')
     (tmp_path / 'checkpoint.pt').write_bytes(b'keep')
     remove_debris(tmp_path)
-    assert sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob('*') if p.is_file()) == \
-        ['checkpoint.pt']
+    assert sorted(
+        str(p.relative_to(tmp_path)) for p in tmp_path.rglob('*') if p.is_file()
+    ) == ['checkpoint.pt']
 
 
 # ---------------------------------------------------------------- data
 def test_data_bad_flags(tmp_path, capsys):
     expect(capsys, 2, ['required: command'], 'data')
     expect(capsys, 2, ['invalid choice'], 'data', 'frobnicate')
-    expect(capsys, 2, ['--sword-path', 'apt-get install'], 'data', 'build', '--sword-path',
-           str(tmp_path / 'none'))
-    expect(capsys, 2, ['--out', 'does not exist'], 'data', 'build', '--out',
-           str(tmp_path / 'no' / 'x.tsv.gz'))
+    expect(
+        capsys,
+        2,
+        ['--sword-path', 'apt-get install'],
+        'data',
+        'build',
+        '--sword-path',
+        str(tmp_path / 'none'),
+    )
+    expect(
+        capsys,
+        2,
+        ['--out', 'does not exist'],
+        'data',
+        'build',
+        '--out',
+        str(tmp_path / 'no' / 'x.tsv.gz'),
+    )
     assert not list(tmp_path.iterdir())
 
 
-# ---------------------------------------------------------------- Python loaders and decoding
+# ------------------------------------------------------ Python loaders and decoding
 def test_python_loaders(model_dir, tmp_path):
     from transformer_nb.train import TrainConfig, load_checkpoint
     from transformer_nb.translate import Translator
-    with pytest.raises(TypeError, match='dropout must be float'): TransformerConfig(dropout='0.1')
-    with pytest.raises(TypeError, match='JSON object'): TransformerConfig.from_dict([1, 2])
+
+    with pytest.raises(TypeError, match='dropout must be float'):
+        TransformerConfig(dropout='0.1')
+    with pytest.raises(TypeError, match='JSON object'):
+        TransformerConfig.from_dict([1, 2])
     with pytest.raises(ValueError, match='model must be one of the presets'):
         TrainConfig(model='huge', max_steps=1)
-    with pytest.raises(TypeError, match='max_steps must be int'): TrainConfig(max_steps='10')
+    with pytest.raises(TypeError, match='max_steps must be int'):
+        TrainConfig(max_steps='10')
     (tmp_path / 'bad.model').write_bytes(b'garbage')
     with pytest.raises(ModelFileError, match='bad.model: not a SentencePiece model'):
         Tokenizer.load(tmp_path / 'bad.model')
     marker = checkpoints(tmp_path)
-    with pytest.raises(ModelFileError, match='holds Python objects'): load_checkpoint(tmp_path / 'evil.pt')
+    with pytest.raises(ModelFileError, match='holds Python objects'):
+        load_checkpoint(tmp_path / 'evil.pt')
     assert not marker.exists()
     tr = Translator.from_pretrained(model_dir, max_new_tokens=3)
     for alpha in (float('nan'), float('inf'), 1000, 'long'):
         with pytest.raises(ValueError, match='length_penalty must be a finite number'):
             tr.translate(['hola'], length_penalty=alpha)
-    with pytest.raises(ValueError, match='length_penalty'): Translator.from_pretrained(model_dir, length_penalty=-50)
-    assert tr.translate(['caf\udce9 y pan', 'x\x00y']) and len(tr.translate(['a', 'b'])) == 2
+    with pytest.raises(ValueError, match='length_penalty'):
+        Translator.from_pretrained(model_dir, length_penalty=-50)
+    assert (
+        tr.translate(['caf\udce9 y pan', 'x\x00y'])
+        and len(tr.translate(['a', 'b'])) == 2
+    )
 
 
 def test_greedy_never_emits_pad_or_bos(model_dir):
-    "Even when pad and bos have the largest logits, greedy decoding and sampling skip them."
+    "Even when pad and bos have the largest logits, greedy and sampling skip them."
     from transformer_nb.generate import generate
+
     model = Transformer.from_pretrained(model_dir)
     c = model.config
-    bump = torch.zeros(c.tgt_vocab); bump[[c.pad_id, c.bos_id]] = 100.0
+    bump = torch.zeros(c.tgt_vocab)
+    bump[[c.pad_id, c.bos_id]] = 100.0
     model.generator.register_forward_hook(lambda m, i, o: o + bump)
     src = torch.tensor([[10, 11, 12, c.eos_id]])
     for kw in ({}, {'do_sample': True, 'generator': torch.Generator().manual_seed(0)}):

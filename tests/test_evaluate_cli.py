@@ -1,27 +1,20 @@
 """`transformer-nb evaluate` / `python -m transformer_nb.evaluate` on a tiny random model: plumbing, table and JSON output, errors."""
-import contextlib, io, json, subprocess, sys
+import contextlib, io, json, shutil, subprocess, sys
 from pathlib import Path
 
 import pytest
-import torch
 
-from transformer_nb.data import Tokenizer, load_bible
+from transformer_nb.data import load_bible
 from transformer_nb.evaluate import main
-from transformer_nb.model import Transformer, TransformerConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope='module')
-def saved(tmp_path_factory):
+def saved(tmp_path_factory, tiny_model):
     "A tiny random model with a 300-piece tokenizer, saved like a trained one, and a 4-column TSV of 6 pairs."
     d = tmp_path_factory.mktemp('evaluate')
-    train = load_bible('train', src_lang='es')
-    tok = Tokenizer.train(train.src[:300] + train.tgt[:300], vocab_size=300)
-    torch.manual_seed(0)
-    model = Transformer(TransformerConfig(src_vocab_size=tok.vocab_size, d_model=32, n_heads=4, d_ff=64,
-                                          n_encoder_layers=1, n_decoder_layers=1, dropout=0.0, max_len=256))
-    model.save_pretrained(d / 'model', tokenizer_file=tok.save(d / 'tok.model'))
+    shutil.copytree(tiny_model(256), d / 'model')
     valid = load_bible('valid', src_lang='es')
     rows = [f'{i}\tignored\t{s}\t{t}\n' for i, (s, t) in enumerate(zip(valid.src[:6], valid.tgt[:6]))]
     (d / 'pairs.tsv').write_text(''.join(rows), encoding='utf-8')

@@ -9,18 +9,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope='module')
-def model_dir(tmp_path_factory):
+def model_dir(tiny_model):
     "A random tiny model (max_len 32) and a SentencePiece tokenizer trained on 600 lines of the shipped corpus, saved together."
-    torch = pytest.importorskip('torch')
-    from transformer_nb.data import Tokenizer, load_bible
-    from transformer_nb.model import Transformer, TransformerConfig, save_pretrained
-    d = tmp_path_factory.mktemp('translate')
-    pairs = load_bible('train', src_lang='es')
-    tok = Tokenizer.train(pairs.src[:300] + pairs.tgt[:300], vocab_size=300)
-    torch.manual_seed(0)
-    model = Transformer(TransformerConfig(src_vocab_size=tok.vocab_size, d_model=32, n_heads=4, d_ff=64, n_encoder_layers=1,
-                                          n_decoder_layers=1, dropout=0.0, max_len=32))
-    return save_pretrained(model, d / 'model', tokenizer_file=tok.save(d / 'spm.model'))
+    return tiny_model(32)
 
 
 def run(*args, stdin=None):
