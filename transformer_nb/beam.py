@@ -134,12 +134,12 @@ def ban_repeated_ngrams(
     return scores.masked_fill(banned, float('-inf'))
 
 # %% ../nbs/14_beam_search.ipynb #a9a4eded
-LP_LIMIT = 10.0  # |α| above this overflows the normaliser of long outputs, and means nothing
+LP_LIMIT = 10.0  # a larger |α| overflows the normaliser of long outputs
 
 def check_length_penalty(alpha) -> float:
-    "α must be a finite number with |α| <= LP_LIMIT (nan and inf silently empty every beam)."
-    if (isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not math.isfinite(alpha)
-            or abs(alpha) > LP_LIMIT):
+    "α must be finite with |α| <= LP_LIMIT (nan and inf silently empty every beam)."
+    number = isinstance(alpha, (int, float)) and not isinstance(alpha, bool)
+    if not number or not math.isfinite(alpha) or abs(alpha) > LP_LIMIT:
         raise ValueError(f"length_penalty must be a finite number in [-{LP_LIMIT:g}, "
                          f"{LP_LIMIT:g}], got {alpha!r}")
     return float(alpha)

@@ -26,7 +26,7 @@ def usage() -> str:
     return '\n'.join(lines)
 
 def main(argv: list[str] | None = None) -> int:
-    "Entry point of `transformer-nb`: run the `main` of the chapter module the first argument names."
+    "Entry point of `transformer-nb`: `main` of the module the first argument names."
     argv = sys.argv[1:] if argv is None else list(argv)
     if not argv or argv[0] in ('-h', '--help'):
         print(usage())
@@ -42,4 +42,5 @@ def main(argv: list[str] | None = None) -> int:
     return run_main(importlib.import_module(COMMANDS[name][0]).main, argv[1:],
                     prog=f'transformer-nb {name}')
 
-if __name__ == '__main__' and not in_ipython(): sys.exit(main())  # python -m transformer_nb.cli
+if __name__ == '__main__' and not in_ipython():  # python -m transformer_nb.cli
+    sys.exit(main())

@@ -322,10 +322,10 @@ def load_hf_pairs(
 _SURROGATE = re.compile('[\ud800-\udfff]')  # lone surrogates: not encodable
 
 def clean_text(text: str) -> str:
-    "A string SentencePiece can encode: lone surrogates become U+FFFD; anything else is an error."
+    "Text SentencePiece can encode: lone surrogates become U+FFFD; non-text fails."
     if not isinstance(text, str):
         raise TypeError(f"text to encode must be str, got {type(text).__name__}")
-    return _SURROGATE.sub('\ufffd', text)  # e.g. '\\udce9' from a file read with surrogateescape
+    return _SURROGATE.sub('\ufffd', text)  # e.g. '\\udce9', from surrogateescape
 
 # %% ../nbs/09_data.ipynb #e0e2bfcb
 class Tokenizer:
@@ -411,7 +411,8 @@ class Tokenizer:
         if not path.exists(): raise FileNotFoundError(f'no tokenizer model at {path}')
         try: return cls(path.read_bytes())
         except ValueError as e:
-            raise ModelFileError(f'{path}: {e}: save the tokenizer again with Tokenizer.save') from None
+            raise ModelFileError(f'{path}: {e}: save the tokenizer again '
+                                 'with Tokenizer.save') from None
 
 # %% ../nbs/09_data.ipynb #206acd15
 class PairDataset(torch.utils.data.Dataset):
@@ -552,7 +553,8 @@ def padding_efficiency(
 # %% ../nbs/09_data.ipynb #3a970221
 def main(argv=None):
     "Command line: `python -m transformer_nb.data build|stats`."
-    p = ArgumentParser(prog='transformer-nb data', description='The book\'s Spanish–English corpus.')
+    p = ArgumentParser(prog='transformer-nb data',
+                       description="The book's Spanish–English corpus.")
     sub = p.add_subparsers(dest='command', required=True)
     b = sub.add_parser('build', help='rebuild the corpus from the Debian packages sword-text-web and sword-text-sparv')
     b.add_argument('--out', default=CORPUS_FILE, help=f'output file (default: ./{CORPUS_FILE})')
@@ -561,10 +563,11 @@ def main(argv=None):
     args = p.parse_args(argv)
     if args.command == 'build':
         if not Path(args.sword_path).is_dir():
-            raise UsageError(f"--sword-path {args.sword_path}: no such folder (on Debian: apt-get "
-                             "install sword-text-web sword-text-sparv)")
+            raise UsageError(f"--sword-path {args.sword_path}: no such folder (on "
+                             "Debian: apt-get install sword-text-web sword-text-sparv)")
         if not Path(args.out).resolve().parent.is_dir():
-            raise UsageError(f"--out {args.out}: the folder {Path(args.out).parent} does not exist")
+            raise UsageError(f"--out {args.out}: the folder {Path(args.out).parent} "
+                             "does not exist")
         build_bible_corpus(args.out, args.sword_path)
     else:
         for name, pairs in bible_splits().items(): print(f'{name:6} {len(pairs):6,} pairs')

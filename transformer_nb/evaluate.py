@@ -18,7 +18,8 @@ import torch
 from torch import Tensor
 from .data import (Pairs, Tokenizer, BASELINE_BOOKS, BIBLE_BOOKS, load_bible, read_pairs)
 from .decoder import shift_right
-from .model import Transformer, TransformerConfig, resolve_model_dir
+from .model import (CONFIG_NAME, Transformer, TransformerConfig,
+                                  check_model_dir)
 from .translate import Translator
 from .utils import ArgumentParser, float_in, in_ipython, int_in
 
@@ -271,8 +272,8 @@ def evaluate_model(
 ) -> dict:
     "Translate `pairs.src`, then score against `pairs.tgt`: corpus scores, error analysis, BLEU by source length, hypotheses."
     t0 = time.perf_counter()
-    ids = translate_ids(model, tok, pairs.src, num_beams, length_penalty, batch_size, max_new_tokens,
-                        progress)
+    ids = translate_ids(model, tok, pairs.src, num_beams, length_penalty, batch_size,
+                        max_new_tokens, progress)
     seconds = time.perf_counter() - t0
     hyps = tok.decode(ids) if ids else []
     return {'decoding': 'greedy' if num_beams == 1 else f'beam {num_beams}, α={length_penalty:g}',
@@ -301,23 +302,30 @@ def format_table(results: list) -> str:
     return '\n'.join([line(header), '  '.join('-' * w for w in width)] + [line(row) for row in body])
 
 def _parser():
-    p = ArgumentParser(prog='transformer-nb evaluate', description='BLEU, chrF and error analysis of a saved model.')
+    p = ArgumentParser(prog='transformer-nb evaluate',
+                       description='BLEU, chrF and error analysis of a saved model.')
     p.add_argument('--checkpoint', default='book', metavar='DIR',
                    help="folder written by save_pretrained (config.json, model.pt, "
                         "tokenizer.model), or 'book', the shipped model (default: book)")
     data = p.add_mutually_exclusive_group(required=True)
     data.add_argument('--tsv', metavar='FILE', help='tab-separated sentence pairs (optionally .gz)')
     data.add_argument('--bible-split', choices=('train', 'valid', 'test'), help='a split of the shipped corpus instead of --tsv')
-    p.add_argument('--src-col', type=int_in(0), default=0, help='0-based column of the source sentence in --tsv (default 0)')
-    p.add_argument('--tgt-col', type=int_in(0), default=1, help='0-based column of the reference in --tsv (default 1)')
+    p.add_argument('--src-col', type=int_in(0), default=0,
+                   help='0-based column of the source sentence in --tsv (default 0)')
+    p.add_argument('--tgt-col', type=int_in(0), default=1,
+                   help='0-based column of the reference in --tsv (default 1)')
     p.add_argument('--direction', default='es-en', choices=('es-en', 'en-es'), help='languages: source-target (default es-en)')
     p.add_argument('--books', nargs='+', metavar='BOOK', help="with --bible-split: only these books ('baseline': the seven short books)")
-    p.add_argument('--beams', type=int_in(1), nargs='+', default=[4], metavar='N', help='beam widths to evaluate, 1 = greedy (default 4)')
+    p.add_argument('--beams', type=int_in(1), nargs='+', default=[4], metavar='N',
+                   help='beam widths to evaluate, 1 = greedy (default 4)')
     p.add_argument('--length-penalty', type=float_in(-10, 10), default=0.6,
                    help='beam search α, between -10 and 10 (default 0.6)')
-    p.add_argument('--limit', type=int_in(1), metavar='N', help='only the first N pairs')
-    p.add_argument('--batch-size', type=int_in(1), default=32, help='sentences decoded together (default 32)')
-    p.add_argument('--max-new-tokens', type=int_in(1), metavar='N', help='output length limit (default: source length + 50)')
+    p.add_argument('--limit', type=int_in(1), metavar='N',
+                   help='only the first N pairs')
+    p.add_argument('--batch-size', type=int_in(1), default=32,
+                   help='sentences decoded together (default 32)')
+    p.add_argument('--max-new-tokens', type=int_in(1), metavar='N',
+                   help='output length limit (default: source length + 50)')
     p.add_argument('--hypotheses', metavar='FILE', help='also write the translations of the last setting here, one per line')
     return p
 
@@ -325,20 +333,17 @@ def main(argv: list | None = None) -> int:
     "Command line: evaluate a saved model on a TSV file or a corpus split; prints a table and a final JSON line."
     p = _parser()
     a = p.parse_args(argv)
-    ckpt = resolve_model_dir(a.checkpoint)
-    if not (ckpt / 'config.json').exists():
-        run = (ckpt / 'checkpoint.pt').exists()  # a training run's folder, not an exported model
-        p.error(f"--checkpoint {ckpt}: no config.json there " + (
-            f"(a training run: export it with transformer-nb train --resume --out-dir {ckpt} "
-            "--export DIR)" if run else "(not a model saved with save_pretrained)"))
-    if not (ckpt / Tokenizer.file_name).exists(): p.error(f"--checkpoint {ckpt}: no {Tokenizer.file_name} there")
+    try: ckpt = check_model_dir(a.checkpoint, (CONFIG_NAME, Tokenizer.file_name))
+    except FileNotFoundError as e: p.error(f"--checkpoint: {e}")
     if a.hypotheses and not Path(a.hypotheses).resolve().parent.is_dir():
-        p.error(f"--hypotheses {a.hypotheses}: the folder {Path(a.hypotheses).parent} does not exist")
+        p.error(f"--hypotheses {a.hypotheses}: the folder {Path(a.hypotheses).parent} "
+                "does not exist")
     src_lang, tgt_lang = a.direction.split('-')
     if a.tsv:
         if a.books: p.error('--books needs --bible-split')
         if not Path(a.tsv).exists(): p.error(f"--tsv {a.tsv}: no such file")
-        if a.src_col == a.tgt_col: p.error("--src-col and --tgt-col must be two different columns")
+        if a.src_col == a.tgt_col:
+            p.error("--src-col and --tgt-col must be two different columns")
         pairs, where = read_pairs(a.tsv, a.src_col, a.tgt_col, on_error='skip'), a.tsv
     else:
         books = BASELINE_BOOKS if a.books == ['baseline'] else a.books
@@ -350,8 +355,9 @@ def main(argv: list | None = None) -> int:
     model, tok = Transformer.from_pretrained(ckpt), Tokenizer.load(ckpt)
     if tok.vocab_size != model.config.src_vocab_size:
         p.error(f"tokenizer has {tok.vocab_size} pieces but the model's vocabulary is {model.config.src_vocab_size}")
-    results = [evaluate_model(model, tok, pairs, b, a.length_penalty, a.batch_size, a.max_new_tokens, src_lang, tgt_lang,
-                              progress=True) for b in a.beams]
+    results = [evaluate_model(model, tok, pairs, b, a.length_penalty, a.batch_size,
+                              a.max_new_tokens, src_lang, tgt_lang, progress=True)
+               for b in a.beams]
     print(f"{len(pairs)} sentence pairs from {where} ({src_lang}→{tgt_lang}), model {ckpt}")
     print(format_table(results))
     print(f"BLEU: {results[0]['bleu_signature']}\nchrF: {results[0]['chrf_signature']}")

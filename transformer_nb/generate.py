@@ -251,13 +251,13 @@ def generate(
         rows = torch.arange(B, device=dev)  # output row of each active sentence
         tokens = torch.full((B,), bos, dtype=torch.long, device=dev)  # (B_active,) newest token
         batch_sizes, steps = [], 0
-        banned = [i for i in (pad, bos) if i != eos]
+        banned = torch.tensor([i for i in (pad, bos) if i != eos], device=dev)
         for t in range(T):
             logits = dec.step(tokens).float()  # (B_active, V)
             batch_sizes.append(tokens.size(0)); steps = t + 1
             if return_scores: scores[rows, t] = logits
             if t < min_new_tokens: logits[:, eos] = float('-inf')
-            logits[:, banned] = float('-inf')  # pad and bos are never output
+            logits.index_fill_(1, banned, float('-inf'))  # pad, bos: never output
             tokens = next_token(logits, do_sample, temperature, top_k, top_p, generator)  # (B_active,)
             out[rows, t] = tokens
             if t >= min_new_tokens or t + 1 >= first_stop:  # only now can a sentence finish

@@ -5,10 +5,10 @@
 # %% auto #0
 __all__ = ['TIE_MODES', 'PRESETS', 'SHIPPED_PREFIX', 'PRETRAINED', 'CONFIG_NAME', 'WEIGHTS_NAME', 'TOKENIZER_NAME',
            'TransformerConfig', 'Transformer', 'shipped_path', 'pretrained_path', 'resolve_model_dir', 'ModelFileError',
-           'read_weights', 'check_state_dict', 'read_config', 'save_pretrained', 'load_pretrained']
+           'read_weights', 'check_state_dict', 'read_config', 'save_pretrained', 'check_model_dir', 'load_pretrained']
 
 # %% ../nbs/08_model.ipynb #64ae05d6
-import json, os, pickle, shutil
+import json, os, shutil
 from dataclasses import dataclass, asdict, fields, replace
 from pathlib import Path
 import torch
@@ -58,9 +58,11 @@ class TransformerConfig:
         for name, allowed in (('activation', ('relu', 'gelu')),
                               ('positional', ('sinusoidal', 'learned'))):
             if getattr(self, name) not in allowed:
-                raise ValueError(f"{name} must be one of {allowed}, got {getattr(self, name)!r}")
+                raise ValueError(f"{name} must be one of {allowed}, "
+                                 f"got {getattr(self, name)!r}")
         if not self.layer_norm_eps > 0:
-            raise ValueError(f"layer_norm_eps must be positive, got {self.layer_norm_eps!r}")
+            raise ValueError(f"layer_norm_eps must be positive, "
+                             f"got {self.layer_norm_eps!r}")
         if self.tie_embeddings not in TIE_MODES:
             raise ValueError(f"tie_embeddings must be one of {TIE_MODES}, got {self.tie_embeddings!r}")
         if self.tie_embeddings == 'three_way' and self.tgt_vocab != self.src_vocab_size:
@@ -86,7 +88,8 @@ class TransformerConfig:
     def from_dict(cls, d: dict) -> 'TransformerConfig':
         "The configuration `to_dict` wrote; unknown or wrongly typed fields are errors."
         if not isinstance(d, dict):
-            raise TypeError(f"a configuration is a JSON object of fields, got {type(d).__name__}")
+            raise TypeError("a configuration is a JSON object of fields, "
+                            f"got {type(d).__name__}")
         known = {f.name for f in fields(cls)}
         unknown = set(d) - known
         if unknown: raise ValueError(f"unknown configuration fields {sorted(unknown)}")
@@ -195,9 +198,10 @@ def pretrained_path(
         raise ValueError(f"no shipped model named {name!r}; the package ships {sorted(PRETRAINED)}")
     try: return shipped_path(PRETRAINED[name])
     except FileNotFoundError as e:
-        raise FileNotFoundError(f"the shipped model {name!r} is not installed here ({e}): reinstall "
-                                "the package with pip, or pass a model directory written by "
-                                "save_pretrained (transformer-nb train --export DIR)") from None
+        raise FileNotFoundError(
+            f"the shipped model {name!r} is not installed here ({e}): reinstall the "
+            "package with pip, or pass a model directory written by save_pretrained "
+            "(transformer-nb train --export DIR)") from None
 
 def resolve_model_dir(path) -> Path:
     "A saved model's directory: `path` itself, or a shipped model's when `path` is its name."
@@ -207,31 +211,33 @@ def resolve_model_dir(path) -> Path:
 
 # %% ../nbs/08_model.ipynb #fecd9cf4
 class ModelFileError(ValueError):
-    "A saved file that cannot be used; the message names the file, the problem and the fix."
+    "A saved file that cannot be used; the message names the file, problem and fix."
 
 def read_weights(path, map_location='cpu', what: str = 'weights'):
-    "`torch.load(path, weights_only=True)`, with a broken or refused file reported by name."
+    "`torch.load(path, weights_only=True)`; a broken or refused file is named."
     path = Path(path)
     if not path.is_file(): raise FileNotFoundError(f"{path}: no such {what} file")
-    if path.stat().st_size == 0: raise ModelFileError(f"{path} is empty: save the {what} again")
+    if path.stat().st_size == 0:
+        raise ModelFileError(f"{path} is empty: save the {what} again")
     try: return torch.load(path, map_location=map_location, weights_only=True)
     except Exception as e:  # the unpickler fails in many ways on a foreign file
         if 'GLOBAL' in str(e):  # weights_only met a Python object it will not build
             raise ModelFileError(f"{path} holds Python objects, not just tensors: "
-                                 "torch.load(weights_only=True) refuses to run them; save "
-                                 "the state_dict alone") from None
+                                 "torch.load(weights_only=True) refuses to run them; "
+                                 "save the state_dict alone") from None
         raise ModelFileError(f"{path} is not a readable PyTorch file (truncated or "
                              f"corrupt?): save the {what} again") from None
 
 def check_state_dict(state, model: nn.Module, path):
-    "Fail, naming the file, unless `state` holds exactly `model`'s tensors with their shapes."
-    if not isinstance(state, dict) or not all(isinstance(v, Tensor) for v in state.values()):
-        raise ModelFileError(f"{path} holds a {type(state).__name__}, not a dict of tensors "
-                             "(a state_dict)")
+    "Fail, naming the file, unless `state` holds exactly `model`'s tensors and shapes."
+    if not isinstance(state, dict) or any(not isinstance(v, Tensor)
+                                          for v in state.values()):
+        raise ModelFileError(f"{path} holds a {type(state).__name__}, "
+                             "not a dict of tensors (a state_dict)")
     want = model.state_dict()
     missing, extra = sorted(set(want) - set(state)), sorted(set(state) - set(want))
-    shapes = [f"{k} {tuple(state[k].shape)} != {tuple(v.shape)}" for k, v in want.items()
-              if k in state and state[k].shape != v.shape]
+    shapes = [f"{k} {tuple(state[k].shape)} != {tuple(v.shape)}"
+              for k, v in want.items() if k in state and state[k].shape != v.shape]
     if missing or extra or shapes:
         parts = [f"{n} {', '.join(x[:3])}{' ...' if len(x) > 3 else ''}" for n, x in
                  (('missing', missing), ('unexpected', extra), ('shapes', shapes)) if x]
@@ -242,15 +248,18 @@ def read_config(path) -> TransformerConfig:
     "The model configuration in a `config.json` that `save_pretrained` wrote."
     path = Path(path)
     try: meta = json.loads(path.read_text(encoding='utf-8'))
-    except UnicodeDecodeError: raise ModelFileError(f"{path} is not a text file") from None
+    except UnicodeDecodeError:
+        raise ModelFileError(f"{path} is not a text file") from None
     except json.JSONDecodeError as e:
-        raise ModelFileError(f"{path} is not valid JSON (line {e.lineno}: {e.msg})") from None
+        raise ModelFileError(f"{path} is not valid JSON "
+                             f"(line {e.lineno}: {e.msg})") from None
     if not isinstance(meta, dict) or meta.get('format') != 'transformer_nb':
         raise ModelFileError(f"{path} is not a transformer_nb config (no \"format\": "
                              "\"transformer_nb\"): save the model with save_pretrained")
     if not isinstance(meta.get('config'), dict):
-        raise ModelFileError(f"{path}: \"config\" must be an object of TransformerConfig "
-                             f"fields, got {json.dumps(meta.get('config'))}")
+        raise ModelFileError(f"{path}: \"config\" must be an object of "
+                             "TransformerConfig fields, "
+                             f"got {json.dumps(meta.get('config'))}")
     try: return TransformerConfig.from_dict(meta['config'])
     except (TypeError, ValueError) as e: raise ModelFileError(f"{path}: {e}") from None
 
@@ -265,22 +274,33 @@ def save_pretrained(model: Transformer, path, tokenizer_file=None, dtype: torch.
     meta = {'format': 'transformer_nb', 'version': 1, 'config': model.config.to_dict(),
             'tokenizer': TOKENIZER_NAME if tokenizer_file else None}
     tmp = path / (WEIGHTS_NAME + '.tmp')
-    try: torch.save(state, tmp); os.replace(tmp, path / WEIGHTS_NAME)  # never a half-written file
+    try: torch.save(state, tmp); os.replace(tmp, path / WEIGHTS_NAME)  # all or nothing
     finally: tmp.unlink(missing_ok=True)  # no debris, even after Ctrl-C
     if tokenizer_file: shutil.copyfile(tokenizer_file, path / TOKENIZER_NAME)
     (path / CONFIG_NAME).write_text(json.dumps(meta, indent=2))
     return path
 
-def load_pretrained(path, map_location='cpu', dtype: torch.dtype = torch.float32) -> Transformer:
-    "Rebuild a `Transformer` from a directory written by `save_pretrained` (weights_only=True)."
-    path = resolve_model_dir(path)  # a directory, or the name of a shipped model ('book')
-    if not path.is_dir(): raise FileNotFoundError(f"{path}: no such model directory")
-    for name in (CONFIG_NAME, WEIGHTS_NAME):
+def check_model_dir(
+    path,  # a directory, or the name of a shipped model ('book')
+    files=(CONFIG_NAME, WEIGHTS_NAME),  # what it must hold
+) -> Path:
+    "The model directory `path` names; else what is missing and how to get it."
+    path = resolve_model_dir(path)
+    if not path.is_dir():
+        raise FileNotFoundError(f"{path} is not a directory (no model there)")
+    for name in files:
         if not (path / name).exists():
-            hint = (": it is a training run; export its model with transformer-nb train "
-                    f"--resume --out-dir {path} --export DIR" if (path / 'checkpoint.pt').exists()
-                    else ": not a model saved with save_pretrained")
-            raise FileNotFoundError(f"{path / name} not found{hint}")
+            hint = (f"it is a training run; export its model with transformer-nb train "
+                    f"--resume --out-dir {path} --export DIR"
+                    if (path / 'checkpoint.pt').exists()
+                    else "not a model saved with save_pretrained")
+            raise FileNotFoundError(f"{path / name} not found: {hint} "
+                                    f"(no {name} there)")
+    return path
+
+def load_pretrained(path, map_location='cpu', dtype: torch.dtype = torch.float32) -> Transformer:
+    "Rebuild a `Transformer` from what `save_pretrained` wrote (weights_only=True)."
+    path = check_model_dir(path)  # a directory, or the name of a shipped model ('book')
     model = Transformer(read_config(path / CONFIG_NAME))
     state = read_weights(path / WEIGHTS_NAME, map_location)
     check_state_dict(state, model, path / WEIGHTS_NAME)

@@ -12,8 +12,8 @@ __all__ = ['PRECISIONS', 'DIRECTIONS', 'TRAIN_PRESETS', 'PEAK_FLOPS', 'LOG_FIELD
            'config_from_flags']
 
 # %% ../nbs/12_training.ipynb #ddaef8aa
-import argparse, contextlib, csv, dataclasses, json, math, os, random, re, shutil, signal, sys
-import threading, time, typing, warnings
+import argparse, contextlib, csv, dataclasses, json, math, os, random, re, shutil
+import signal, sys, threading, time, typing, warnings
 from dataclasses import dataclass, field, asdict, fields
 from pathlib import Path
 
@@ -23,9 +23,10 @@ import torch
 import torch.distributed as dist
 from torch import nn, Tensor
 
-from .model import (PRESETS, ModelFileError, Transformer, TransformerConfig,
-                                  save_pretrained, load_pretrained, pretrained_path, read_weights)
-from .utils import (ArgumentParser, UsageError, check_fields, float_in, in_ipython, int_in,
+from .model import (PRESETS, ModelFileError, Transformer,
+                                  TransformerConfig, save_pretrained, load_pretrained,
+                                  pretrained_path, read_weights)
+from .utils import (ArgumentParser, UsageError, check_fields, in_ipython,
                                   resolve_device)
 from .decoder import shift_right
 from .data import Tokenizer, PairDataset, TokenBucketSampler, collate, load_bible, BASELINE_BOOKS
@@ -70,7 +71,7 @@ class TrainConfig:
     compile: bool = False  # torch.compile the model
     threads: int | None = None  # CPU threads per process; None: the cores shared among this machine's processes
     # bookkeeping
-    out_dir: str = 'runs/default'  # the run's folder: checkpoints, weights, log, tokenizer
+    out_dir: str = 'runs/default'  # the run's folder: checkpoints, log, tokenizer
     log_every: int = 50  # steps between rows of the training log
     eval_every: int | None = None  # steps between validations; None: at the end of every epoch
     save_every: int | None = 500  # steps between checkpoints (one is always written at the end)
@@ -99,10 +100,12 @@ class TrainConfig:
         if self.keep_checkpoints < self.average_last:
             raise ValueError(f"keep_checkpoints={self.keep_checkpoints} must be at least average_last={self.average_last}")
         if self.model not in PRESETS:
-            raise ValueError(f"model must be one of the presets {sorted(PRESETS)}, got {self.model!r}")
+            raise ValueError(f"model must be one of the presets {sorted(PRESETS)}, "
+                             f"got {self.model!r}")
         if self.epochs is None and self.max_steps is None and self.time_budget is None:
-            raise ValueError("say when to stop: set epochs, max_steps or time_budget (--epochs N, "
-                             "--max-steps N, --time-budget MINUTES), or take --preset book")
+            raise ValueError("say when to stop: set epochs, max_steps or time_budget "
+                             "(--epochs N, --max-steps N, --time-budget MINUTES), or "
+                             "take --preset book")
         unknown = set(self.model_overrides) - {f.name for f in fields(TransformerConfig)}
         if unknown: raise ValueError(f"model_overrides has unknown TransformerConfig fields {sorted(unknown)}")
 
@@ -203,10 +206,11 @@ def atomic_save(obj, path) -> Path:
     return path
 
 def load_checkpoint(path, map_location='cpu') -> dict:
-    "Read a checkpoint or weight file with `torch.load(weights_only=True)`: no code runs."
+    "Read a checkpoint or weight file with `torch.load(weights_only=True)`."
     state = read_weights(path, map_location, what='checkpoint')  # names a broken file
     if not isinstance(state, dict):
-        raise ModelFileError(f"{path} holds a {type(state).__name__}, not a checkpoint (a dict)")
+        raise ModelFileError(f"{path} holds a {type(state).__name__}, "
+                             "not a checkpoint (a dict)")
     return state
 
 # %% ../nbs/12_training.ipynb #b8ff7cd8
@@ -219,7 +223,7 @@ def average_checkpoints(paths) -> dict:
         state = load_checkpoint(p)
         state = state.get('model', state)  # a full checkpoint holds the weights under 'model'
         if not state or not all(isinstance(v, Tensor) for v in state.values()):
-            raise ModelFileError(f"{p} holds no model weights (a state_dict of tensors)")
+            raise ModelFileError(f"{p} holds no model weights (tensors)")
         if total is None:
             first, total = state, {k: v.double() if v.is_floating_point() else v.clone() for k, v in state.items()}
         else:
@@ -287,20 +291,22 @@ def make_tokenizer(cfg: TrainConfig, train_pairs, path=None) -> Tokenizer:
     return tok
 
 # %% ../nbs/12_training.ipynb #61df62dd
-TRAIN_CHECKPOINT_KEYS = ('step', 'elapsed', 'tokens_seen', 'best', 'best_step', 'bad_evals',
-                         'train_config', 'model', 'optimizer', 'scheduler', 'scaler', 'sampler',
-                         'rng', 'log_acc')
+TRAIN_CHECKPOINT_KEYS = ('step', 'elapsed', 'tokens_seen', 'best', 'best_step',
+                         'bad_evals', 'train_config', 'model', 'optimizer', 'scheduler',
+                         'scaler', 'sampler', 'rng', 'log_acc')
 
 def check_train_checkpoint(ckpt: dict, path) -> dict:
-    "`ckpt` if it is a whole training checkpoint that `Trainer.save` wrote; else an error naming `path`."
+    "`ckpt` if it is a whole checkpoint of `Trainer.save`; else an error naming `path`."
     if ckpt.get('format') != 'transformer_nb.train':
-        raise ModelFileError(f"{path} is not a transformer_nb training checkpoint (a weights file "
-                             "cannot be resumed; resume from the checkpoint.pt of a run folder)")
+        raise ModelFileError(f"{path} is not a transformer_nb training checkpoint (a "
+                             "weights file cannot be resumed; resume from the "
+                             "checkpoint.pt of a run folder)")
     missing = [k for k in TRAIN_CHECKPOINT_KEYS if k not in ckpt]
     if missing: raise ModelFileError(f"{path} is incomplete: no {', '.join(missing)}")
     known = {f.name for f in fields(TrainConfig)}
     if not isinstance(ckpt['train_config'], dict) or set(ckpt['train_config']) - known:
-        raise ModelFileError(f"{path}: its train_config is not a TrainConfig of this version")
+        raise ModelFileError(f"{path}: its train_config is not a TrainConfig "
+                             "of this version")
     return ckpt
 
 def remove_debris(folder):
@@ -336,8 +342,9 @@ class Trainer:
             if changed: raise ValueError(f"cannot resume {path} with a different set-up: {'; '.join(changed)}")
         elif (self.out / CHECKPOINT_NAME).exists():
             if not overwrite: raise FileExistsError(
-                f"{self.out} already holds a run: resume it (resume=True, --resume), start afresh "
-                "(overwrite=True, --overwrite) or choose another out_dir (--out-dir)")
+                f"{self.out} already holds a run: resume it (resume=True, --resume), "
+                "start afresh (overwrite=True, --overwrite) or choose another out_dir "
+                "(--out-dir)")
             if self.is_main:  # start afresh: no old snapshot may be averaged with the new ones
                 for name in (CHECKPOINT_NAME, BEST_NAME, AVERAGED_NAME, LOG_NAME): (self.out / name).unlink(missing_ok=True)
                 shutil.rmtree(self.out / SNAPSHOT_DIR, ignore_errors=True)
@@ -505,7 +512,7 @@ Trainer.validate = _validate
 # %% ../nbs/12_training.ipynb #fc4a4627
 @contextlib.contextmanager
 def _signals(self, defer: bool = False):
-    "While training: a first SIGINT (Ctrl-C) or SIGTERM stops at the next step, a second at once."
+    "While training: a first SIGINT or SIGTERM stops at the next step, a second now."
     if threading.current_thread() is not threading.main_thread(): yield; return
     def handler(signum, frame):
         if defer:  # the final save: never cut it short
@@ -554,9 +561,9 @@ def _fit(self) -> dict:
                 for k in ('loss', 'nll', 'tokens'): self._acc[k] += out[k]
                 if bar is not None:
                     bar.update(1)
-                    if c.time_budget and bar.total is None:  # steps unknown: show the time left
-                        bar.set_postfix_str(f"{_minutes(60 * c.time_budget - self._clock())} left",
-                                            refresh=False)
+                    if c.time_budget and bar.total is None:  # steps unknown: time left
+                        left = _minutes(60 * c.time_budget - self._clock())
+                        bar.set_postfix_str(f"{left} left", refresh=False)
                 if self.step % c.log_every == 0:
                     self._log_train(self._acc, out, bar); self._acc = {'loss': 0.0, 'nll': 0.0, 'tokens': 0, 'time': 0.0}
                 if self.sampler.position >= len(self.sampler):  # the epoch is over
@@ -682,9 +689,10 @@ def presets_help() -> str:
     "The presets, one line each, for the end of `--help`."
     lines = ['presets (--preset NAME):']
     for name, d in TRAIN_PRESETS.items():
-        stop = (f"{d['time_budget']:g} minutes" if 'time_budget' in d else f"{d.get('max_steps')} steps")
-        lines.append(f"  {name:6} model {d['model']}, {d['vocab_size']} pieces, batches of "
-                     f"{d['max_tokens']} tokens, {stop}, in {d['out_dir']}")
+        stop = (f"{d['time_budget']:g} minutes" if 'time_budget' in d
+                else f"{d.get('max_steps')} steps")
+        lines.append(f"  {name:6} model {d['model']}, {d['vocab_size']} pieces, "
+                     f"batches of {d['max_tokens']} tokens, {stop}, in {d['out_dir']}")
     return '\n'.join(lines)
 
 def _field_parser(f):
@@ -703,21 +711,31 @@ def _field_parser(f):
 def build_parser():
     "The parser of `python -m transformer_nb.train`: one flag per `TrainConfig` field, plus actions."
     p = ArgumentParser(
-        prog='transformer-nb train', formatter_class=argparse.RawDescriptionHelpFormatter,
+        prog='transformer-nb train',
+        formatter_class=argparse.RawDescriptionHelpFormatter,
         description='Train the encoder-decoder Transformer (default: on the shipped '
                     'Spanish-English corpus).', epilog=presets_help())
-    p.add_argument('--preset', choices=sorted(TRAIN_PRESETS), help='start from a training preset (see below); other flags override it')
-    p.add_argument('--resume', action='store_true', help="continue the run in --out-dir from its checkpoint (flags given now override)")
-    p.add_argument('--overwrite', action='store_true', help='start afresh in an --out-dir that holds a previous run (its checkpoints are deleted)')
-    p.add_argument('--export', metavar='DIR', help='afterwards, save the model (float16) and tokenizer there with save_pretrained')
-    p.add_argument('--export-weights', choices=('averaged', 'best', 'last'), default='averaged',
-                   help='which weights to export and score (default: averaged)')
-    p.add_argument('--bleu', action='store_true', help='afterwards, greedy BLEU/chrF on the test split and on the seven short books')
-    p.add_argument('--average', nargs='+', metavar='CKPT', help='only average these checkpoints into --average-out, then exit')
-    p.add_argument('--average-out', metavar='FILE', help='output file of --average (required with it)')
+    p.add_argument('--preset', choices=sorted(TRAIN_PRESETS), help='start from a '
+                   'training preset (see below); other flags override it')
+    p.add_argument('--resume', action='store_true', help='continue the run in '
+                   '--out-dir from its checkpoint (flags given now override)')
+    p.add_argument('--overwrite', action='store_true', help='start afresh in an '
+                   '--out-dir that holds a previous run (its checkpoints are deleted)')
+    p.add_argument('--export', metavar='DIR', help='afterwards, save the model '
+                   '(float16) and tokenizer there with save_pretrained')
+    p.add_argument('--export-weights', choices=('averaged', 'best', 'last'),
+                   default='averaged', help='which weights to export and score '
+                   '(default: averaged)')
+    p.add_argument('--bleu', action='store_true', help='afterwards, greedy BLEU/chrF '
+                   'on the test split and on the seven short books')
+    p.add_argument('--average', nargs='+', metavar='CKPT', help='only average these '
+                   'checkpoints into --average-out, then exit')
+    p.add_argument('--average-out', metavar='FILE',
+                   help='output file of --average (required with it)')
     g = p.add_argument_group('training configuration (TrainConfig fields)')
     helps, defaults = docments(TrainConfig), TrainConfig.__dataclass_fields__
-    choices = {'model': sorted(PRESETS), 'precision': PRECISIONS, 'direction': DIRECTIONS}
+    choices = {'model': sorted(PRESETS), 'precision': PRECISIONS,
+               'direction': DIRECTIONS}
     for f in fields(TrainConfig):
         flag = '--' + f.name.replace('_', '-')
         d = defaults[f.name].default
@@ -725,10 +743,12 @@ def build_parser():
         if f.name in choices: text += f"; one of {', '.join(choices[f.name])}"
         text += '' if isinstance(d, dataclasses._MISSING_TYPE) else f' (default: {d})'
         if f.type is bool:
-            g.add_argument(flag, action=argparse.BooleanOptionalAction, default=None, help=text)
-        else: g.add_argument(flag, type=_field_parser(f), default=None, help=text,
-                             metavar='MINUTES' if f.name == 'time_budget' else f.name.upper(),
-                             choices=choices.get(f.name))
+            g.add_argument(flag, action=argparse.BooleanOptionalAction, default=None,
+                           help=text)
+            continue
+        metavar = 'MINUTES' if f.name == 'time_budget' else f.name.upper()
+        g.add_argument(flag, type=_field_parser(f), default=None, help=text,
+                       metavar=metavar, choices=choices.get(f.name))
     return p
 
 # %% ../nbs/12_training.ipynb #ee940227
@@ -743,7 +763,7 @@ def score_run(trainer: Trainer, which: str = 'averaged', out_dir=None) -> dict:
     return scores
 
 def main(argv=None) -> int:
-    "Command line: train or resume a run, then optionally export and score it; returns the exit status."
+    "Command line: train or resume a run, then maybe export and score it; the status."
     p = build_parser()
     args = p.parse_args(argv)
     if args.average:
@@ -755,15 +775,16 @@ def main(argv=None) -> int:
     if args.resume:  # the run's own settings, with the flags given now on top (e.g. a longer budget)
         out = Path(given.get('out_dir', base.get('out_dir', TrainConfig.out_dir)))
         if not (out / CHECKPOINT_NAME).exists():
-            raise UsageError(f"--resume: no {CHECKPOINT_NAME} in {out}; give the run's --out-dir, "
-                             "or start a new run there without --resume")
-        base = check_train_checkpoint(load_checkpoint(out / CHECKPOINT_NAME), out / CHECKPOINT_NAME)
-        base = base['train_config']
+            raise UsageError(f"--resume: no {CHECKPOINT_NAME} in {out}; give the run's "
+                             "--out-dir, or start a new run there without --resume")
+        path = out / CHECKPOINT_NAME
+        base = check_train_checkpoint(load_checkpoint(path), path)['train_config']
     cfg = config_from_flags({**base, **given})
     try: resolve_device(cfg.device)
     except ValueError as e: raise UsageError(f"--device: {e}") from None
     if args.export and Path(args.export).exists() and not Path(args.export).is_dir():
-        raise UsageError(f"--export {args.export}: a file is in the way (a folder is written there)")
+        raise UsageError(f"--export {args.export}: a file is in the way (a folder is "
+                         "written there)")
     try: trainer = Trainer(cfg, resume=args.resume, overwrite=args.overwrite)
     except FileExistsError as e: raise UsageError(str(e)) from None
     summary = trainer.fit()
@@ -782,7 +803,8 @@ def config_from_flags(settings: dict) -> TrainConfig:
     try: return TrainConfig(**settings)
     except (TypeError, ValueError) as e:
         m = re.match(r"(?:TrainConfig: )?(\w+) must", str(e))  # the field it names
-        flag = f"--{m[1].replace('_', '-')}: " if m and m[1] in TrainConfig.__dataclass_fields__ else ''
+        known = m and m[1] in TrainConfig.__dataclass_fields__
+        flag = f"--{m[1].replace('_', '-')}: " if known else ''
         raise UsageError(f"{flag}{e}") from None
 
 if __name__ == '__main__' and not in_ipython():  # python -m transformer_nb.train

@@ -14,11 +14,12 @@ from torch import Tensor
 from torch.nn.utils.rnn import pad_sequence
 from tqdm import tqdm
 from .data import Tokenizer
-from .model import (Transformer, load_pretrained, resolve_model_dir,
-                                  TOKENIZER_NAME)
+from .model import (CONFIG_NAME, TOKENIZER_NAME, WEIGHTS_NAME,
+                                  Transformer, check_model_dir, load_pretrained)
 from .generate import generate
 from .beam import beam_search, check_length_penalty
-from .utils import ArgumentParser, UsageError, float_in, in_ipython, int_in, resolve_device
+from .utils import (ArgumentParser, UsageError, float_in, in_ipython,
+                                  int_in, resolve_device)
 
 # %% ../nbs/15_translate.ipynb #bf570a60
 def encode_sources(
@@ -68,7 +69,8 @@ class Translator:
     def _check(settings: dict):
         unknown = set(settings) - set(SEARCH_DEFAULTS)
         if unknown: raise TypeError(f"unknown decoding setting(s) {sorted(unknown)}; known: {sorted(SEARCH_DEFAULTS)}")
-        if 'length_penalty' in settings: check_length_penalty(settings['length_penalty'])
+        if 'length_penalty' in settings:
+            check_length_penalty(settings['length_penalty'])
 
     @classmethod
     def from_pretrained(
@@ -79,10 +81,7 @@ class Translator:
         **kwargs,  # batch_size and decoding settings
     ) -> 'Translator':
         "Load model (config.json, model.pt) and tokenizer (tokenizer.model) from one directory."
-        path = resolve_model_dir(path)  # a shipped model's name gives its directory
-        if not path.is_dir(): raise FileNotFoundError(f"{path} is not a directory (expected config.json, model.pt, {TOKENIZER_NAME})")
-        if not (path / TOKENIZER_NAME).exists():
-            raise FileNotFoundError(f"{path / TOKENIZER_NAME} not found: save the model with save_pretrained(path, tokenizer_file=...)")
+        path = check_model_dir(path, (CONFIG_NAME, WEIGHTS_NAME, TOKENIZER_NAME))
         device = resolve_device(str(device))
         return cls(load_pretrained(path, map_location=device, dtype=dtype), Tokenizer.load(path / TOKENIZER_NAME), device, **kwargs)
 
@@ -107,7 +106,7 @@ class Translator:
         self,
         sentences: Sequence[str],  # source sentences
         batch_size: int | None = None,  # default: the translator's
-        progress: bool = False,  # a progress bar with the time left (on a terminal only)
+        progress: bool = False,  # a progress bar with the time left (on a terminal)
         **settings,  # decoding settings for this call only
     ) -> list:  # per sentence, in input order: output ids without ⟨BOS⟩, ⟨EOS⟩ or padding ([] for a blank sentence)
         "Encode, sort by length, decode in batches, restore the input order."
@@ -142,16 +141,18 @@ class Translator:
     ) -> str | list:  # a translation, or one per sentence in input order
         "Translate sentences (the ids of `translate_ids`, decoded); blank lines give ''."
         single = isinstance(sentences, str)
-        ids = self.translate_ids([sentences] if single else sentences, batch_size, progress,
-                                 **settings)
+        ids = self.translate_ids([sentences] if single else sentences, batch_size,
+                                 progress, **settings)
         out = [self.tok.decode(row) for row in ids]
         return out[0] if single else out
 
 # %% ../nbs/15_translate.ipynb #78fb79b3
 def build_parser() -> argparse.ArgumentParser:
     "The `translate` command's arguments."
-    p = ArgumentParser(prog='transformer-nb translate', description='Translate sentences with a trained transformer_nb '
-                                'model: from the arguments, or one per line from standard input.')
+    p = ArgumentParser(
+        prog='transformer-nb translate',
+        description='Translate sentences with a trained transformer_nb model: from the '
+                    'arguments, or one per line from standard input.')
     p.add_argument('sentences', nargs='*', help='sentences to translate (none: read standard input, one sentence per line)')
     p.add_argument('--checkpoint', metavar='DIR',
                    default=os.environ.get('TRANSFORMER_NB_CHECKPOINT', 'book'),
@@ -169,9 +170,9 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 def _read_lines(stream) -> list:
-    "The lines of a text stream (split at newlines only), decoded as UTF-8 where it gives bytes."
+    "The lines of a text stream (split at newlines only), as UTF-8 if it gives bytes."
     data = stream.buffer.read().decode('utf-8', errors='replace') if hasattr(stream, 'buffer') else stream.read()
-    lines = data.split('\n')  # only newlines end a line: str.splitlines also breaks at \x0b, \x85, ...
+    lines = data.split('\n')  # str.splitlines also breaks at \x0b, \x85, U+2028, ...
     if lines and lines[-1] == '': lines.pop()  # the newline that ends the last line
     return [l[:-1] if l.endswith('\r') else l for l in lines]  # Windows line ends
 
@@ -185,16 +186,17 @@ def main(argv: list | None = None) -> int:  # the exit status
     "Command line: translate the sentences given as arguments, or the lines of standard input; print one translation per line."
     args = build_parser().parse_args(argv)
     if not args.checkpoint:
-        raise UsageError("no model given: pass --checkpoint DIR (a directory written by "
-                         "save_pretrained) or 'book', or set TRANSFORMER_NB_CHECKPOINT")
+        raise UsageError("no model given: pass --checkpoint DIR (a directory written "
+                         "by save_pretrained) or 'book', or set "
+                         "TRANSFORMER_NB_CHECKPOINT")
     try: resolve_device(args.device)
     except ValueError as e: raise UsageError(f"--device: {e}") from None
     try:
-        tr = Translator.from_pretrained(args.checkpoint, device=args.device,
-                                        batch_size=args.batch_size, num_beams=args.beams,
-                                        max_new_tokens=args.max_new_tokens,
-                                        length_penalty=args.length_penalty)
-    except (OSError, ValueError) as e:  # missing or broken files, a tokenizer that does not fit
+        tr = Translator.from_pretrained(
+            args.checkpoint, device=args.device, batch_size=args.batch_size,
+            num_beams=args.beams, max_new_tokens=args.max_new_tokens,
+            length_penalty=args.length_penalty)
+    except (OSError, ValueError) as e:  # missing or broken files, a foreign tokenizer
         raise type(e)(f"cannot load the model from {args.checkpoint}: {e}") from None
     lines = args.sentences if args.sentences else _read_lines(sys.stdin)
     with warnings.catch_warnings(record=True) as caught:

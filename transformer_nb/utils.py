@@ -6,11 +6,11 @@
 __all__ = ['DEVICES', 'DEBUG_ENV', 'USER_ERRORS', 'mps_available', 'resolve_device', 'in_ipython', 'int_in', 'float_in',
            'check_fields', 'ArgumentParser', 'UsageError', 'run_main']
 
-# %% ../nbs/00_utils.ipynb #1fb8bc59
-import argparse, math, os, sys
+# %% ../nbs/00_utils.ipynb #f9497d20
+import argparse, dataclasses, math, os, sys, types, typing
 import torch
 
-# %% ../nbs/00_utils.ipynb #48cc6bb1
+# %% ../nbs/00_utils.ipynb #d5e49797
 DEVICES = "'auto', 'cpu', 'cuda', 'cuda:N' or 'mps'"
 
 def mps_available() -> bool:
@@ -24,7 +24,8 @@ def resolve_device(
     "A torch device: 'auto' is CUDA (this process's GPU), then MPS, then the CPU."
     name = str(name).strip().lower()
     if name == 'auto':
-        name = 'cuda' if torch.cuda.is_available() else 'mps' if mps_available() else 'cpu'
+        name = ('cuda' if torch.cuda.is_available() else
+                'mps' if mps_available() else 'cpu')
     hint = " (did you mean 'cuda'?)" if name.startswith('gpu') else ''
     try: device = torch.device(name)
     except RuntimeError: device = None
@@ -32,8 +33,8 @@ def resolve_device(
         raise ValueError(f"unknown device {name!r}{hint}: use {DEVICES}")
     if device.type == 'cuda':
         if not torch.cuda.is_available():
-            raise ValueError(f"device {name!r} asked for, but CUDA is not available here: "
-                             "use 'cpu' or 'auto'")
+            raise ValueError(f"device {name!r} asked for, but CUDA is not available "
+                             "here: use 'cpu' or 'auto'")
         if device.index is None:
             device = torch.device('cuda', int(os.environ.get('LOCAL_RANK', 0)))
         if device.index >= torch.cuda.device_count():
@@ -44,18 +45,19 @@ def resolve_device(
                          "use 'cpu' or 'auto'")
     return device
 
-# %% ../nbs/00_utils.ipynb #4ef3bbcf
+# %% ../nbs/00_utils.ipynb #86e30054
 def in_ipython() -> bool:
-    "True inside IPython and Jupyter (where `__name__ == '__main__'` does not mean a script)."
+    "True inside IPython and Jupyter, where `__name__ == '__main__'` is no script."
     try: return get_ipython() is not None  # defined only inside IPython
     except NameError: return False
 
-# %% ../nbs/00_utils.ipynb #73ee18b7
+# %% ../nbs/00_utils.ipynb #0b705973
 def int_in(lo: int | None = None, hi: int | None = None):
     "An argparse `type`: an integer in [lo, hi] (either bound may be None)."
     def parse(text: str) -> int:
         try: v = int(text)
-        except ValueError: raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
         if (lo is not None and v < lo) or (hi is not None and v > hi):
             raise argparse.ArgumentTypeError(f"must be {_bounds(lo, hi)}, got {v}")
         return v
@@ -66,18 +68,22 @@ def float_in(lo: float | None = None, hi: float | None = None):
     "An argparse `type`: a finite number in [lo, hi] (either bound may be None)."
     def parse(text: str) -> float:
         try: v = float(text)
-        except ValueError: raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-        if not math.isfinite(v) or (lo is not None and v < lo) or (hi is not None and v > hi):
-            raise argparse.ArgumentTypeError(f"must be a finite number {_bounds(lo, hi)}, got {text}")
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        out = (lo is not None and v < lo) or (hi is not None and v > hi)
+        if out or not math.isfinite(v):
+            raise argparse.ArgumentTypeError(
+                f"must be a finite number {_bounds(lo, hi)}, got {text}")
         return v
     parse.__name__ = 'float'
     return parse
 
 def _bounds(lo, hi) -> str:
     if lo is not None and hi is not None: return f"between {lo} and {hi}"
-    return f">= {lo}" if lo is not None else f"<= {hi}" if hi is not None else "any value"
+    if lo is not None: return f">= {lo}"
+    return f"<= {hi}" if hi is not None else "any value"
 
-# %% ../nbs/00_utils.ipynb #5bfa6e27
+# %% ../nbs/00_utils.ipynb #75a559b5
 def _type_ok(value, kind) -> bool:
     if kind is bool: return isinstance(value, bool)
     if kind is int: return isinstance(value, int) and not isinstance(value, bool)
@@ -90,8 +96,7 @@ def check_fields(
     obj,  # a dataclass instance
     where: str | None = None,  # how errors name it (default: the class name)
 ):
-    "Raise TypeError, naming the field, when a dataclass field does not have its annotated type."
-    import dataclasses, types, typing
+    "A TypeError, naming the field, where a dataclass field lacks its annotated type."
     where = where or type(obj).__name__
     for f in dataclasses.fields(obj):
         value, kinds = getattr(obj, f.name), typing.get_args(f.type) or (f.type,)
@@ -103,18 +108,19 @@ def check_fields(
             none = ' or None' if type(None) in typing.get_args(f.type) else ''
             raise TypeError(f"{where}: {f.name} must be {names}{none}, got {value!r}")
 
-# %% ../nbs/00_utils.ipynb #beae3dca
+# %% ../nbs/00_utils.ipynb #74cd0bfc
 class ArgumentParser(argparse.ArgumentParser):
-    "argparse, but a usage error is one line: the error and where the help is (exit status 2)."
+    "argparse, but a usage error is one line: the error and where help is (status 2)."
     def error(self, message: str):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
-# %% ../nbs/00_utils.ipynb #222b8d5d
+# %% ../nbs/00_utils.ipynb #503f11ea
 DEBUG_ENV = 'TRANSFORMER_NB_DEBUG'
-USER_ERRORS = (OSError, ValueError, TypeError, KeyError, RuntimeError, ImportError, EOFError)
+USER_ERRORS = (OSError, ValueError, TypeError, KeyError, RuntimeError, ImportError,
+               EOFError)
 
 class UsageError(Exception):
-    "A command called wrongly (a flag, a missing file): exit status 2, one line naming the fix."
+    "A command called wrongly (a flag, a missing file): status 2, a line with the fix."
 
 def run_main(
     main,  # a command's main(argv) -> exit status (None counts as 0)
@@ -131,15 +137,17 @@ def run_main(
         print(f"{prog}: {message}", file=sys.stderr)
         return status
     try: return main(argv) or 0
-    except SystemExit as e:  # argparse has printed its message; SystemExit('text') has not
+    except SystemExit as e:  # argparse printed its message; SystemExit('text') did not
         if e.code is None or isinstance(e.code, int): return e.code or 0
         return fail(f"error: {e.code}", 1)
     except KeyboardInterrupt: return fail('interrupted', 130)
     except UsageError as e: return fail(f"error: {e}", 2)
-    except ImportError as e: return fail(f"error: {e} (pip install {e.name or 'the missing package'})", 1)
+    except ImportError as e:  # an optional extra: say how to get it, unless it says
+        fix = '' if 'pip install' in str(e) else f" (pip install {e.name or 'it'})"
+        return fail(f"error: {e}{fix}", 1)
     except USER_ERRORS as e: return fail(f"error: {_message(e)}", 1)
 
-# %% ../nbs/00_utils.ipynb #4216c01f
+# %% ../nbs/00_utils.ipynb #3822edc2
 def _message(e: BaseException) -> str:
     "An exception as one readable line."
     if isinstance(e, OSError) and e.strerror:
