@@ -1,166 +1,204 @@
-"""Decoding speed of transformer_nb against Hugging Face `MarianMTModel.generate`, on one identical random model.
+"""Decoding speed of the book's model against Hugging Face and CTranslate2, on the same weights and verses.
 
-    python benchmarks/decode_speed.py            # small sizes: d_model 256, 3+3 layers, 4 heads, d_ff 1024, V 8000
-    python benchmarks/decode_speed.py --quick    # a smoke run: batch 8, one repeat
-    python benchmarks/decode_speed.py --full     # also Hugging Face without cache at every length, 5 repeats
-    python benchmarks/decode_speed.py --base     # the paper's base sizes (d_model 512, 6+6 layers, 8 heads, d_ff 2048)
+    python benchmarks/decode_speed.py              # everything, 1 and 2 threads (about 25 minutes here)
+    python benchmarks/decode_speed.py --quick      # a smoke run: 64 verses, 1 thread, one repeat
+    python benchmarks/decode_speed.py --no-ct2     # without CTranslate2 (pip install ctranslate2)
 
-Both models hold the same random weights (ours are copied into a `MarianMTModel`, a post-norm encoder-decoder with
-sinusoidal positions, so the two compute the same function; the script checks that their logits and greedy tokens
-agree). The same batch (32 sentences of 30 tokens) is decoded with exactly N new tokens (min_new_tokens =
-max_new_tokens = N, for N = 64 and 128) in three ways: greedy with the cache, greedy without it (every position
-recomputed at every step), and beam search with 4 beams. Measurements alternate (ours, theirs, ours, theirs, ...)
-and the medians are reported, because a shared machine is noisy. Throughput is generated tokens per second
-(batch × N / seconds; beams do not count). The last line is JSON with the ratios (ours / theirs, cached / uncached).
+The shipped model (`Translator.from_pretrained('book')`) decodes the first 300 verses of the test books,
+sorted by length into batches of 32, as `Translator` batches them. The same weights run in three
+systems: ours (`generate`, `beam_search`), Hugging Face `generate` on a `MarianMTModel` copy
+(`marian_copy`), and CTranslate2 on the export of `transformer_nb.export.export_ct2`. Every system gets
+the same batches and the same length limit per batch (its longest source + 50 tokens, capped by
+max_len); beam search uses 4 beams and the length normalisation score / length^1 that all three share
+(`length_penalty_form='hf'`). The script prints how many outputs agree with ours.
 
-Timing runs on one CPU thread by default (--threads to change): on a shared machine a second math-library thread
-that waits for a busy core stalls every matrix product, and the timings turn into noise. The uncached rows cost
-10-20 times more than the others and their ratios are large, so they are measured once (--uncached-repeats), and
-Hugging Face's uncached decoding only at the first length unless --full.
+Measurements alternate between the systems (ours, Hugging Face, CTranslate2, then the next order) and
+the medians are reported, because a shared machine is noisy; ratios are ours / theirs in verses per
+second (> 1: ours is faster). One thread and two threads are measured (`--threads`).
 
-Needs `pip install transformers` (benchmark only; the package never imports it).
+Also measured: the speed-up of the KV cache (greedy, cached against recomputing the prefix, 32 verses
+forced to exactly 64 and 128 new tokens), and the BLEU change of int8 decoding (`quantize_int8`) on
+all test verses, greedy. The last line is JSON, also written to data/decode_speed.json.
+
+Needs `pip install "transformer-nb[bench]"` (transformers, ctranslate2); the package never imports them.
 """
-import argparse, json, statistics, sys, time
+import argparse, json, statistics, tempfile, time
 from pathlib import Path
 
 import torch
+import sacrebleu
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
-from transformer_nb.model import Transformer, TransformerConfig  # noqa: E402
-from transformer_nb.generate import generate  # noqa: E402
-from transformer_nb.beam import marian_copy  # noqa: E402
-
-
-def our_model(base: bool, vocab: int, max_len: int) -> Transformer:
-    "A random model of the benchmark sizes, in eval mode."
-    sizes = (dict(d_model=512, n_heads=8, d_ff=2048, n_encoder_layers=6, n_decoder_layers=6) if base else
-             dict(d_model=256, n_heads=4, d_ff=1024, n_encoder_layers=3, n_decoder_layers=3))
-    torch.manual_seed(0)
-    return Transformer(TransformerConfig(src_vocab_size=vocab, dropout=0.0, max_len=max_len, **sizes)).eval()
+from transformer_nb.beam import beam_search, marian_copy
+from transformer_nb.data import load_bible
+from transformer_nb.generate import generate, onednn_available, pack_for_cpu
+from transformer_nb.translate import Translator, quantize_int8, tensor_of
 
 
-def timed(fn):
-    t0 = time.perf_counter(); out = fn(); return time.perf_counter() - t0, out
+def batches_of(tok, sentences, batch, max_len):
+    "Source id batches sorted by length (longest first), as `Translator` makes them."
+    ids = sorted(tok.encode(list(sentences)), key=len, reverse=True)
+    ids = [x[:max_len] for x in ids]
+    return [ids[i:i + batch] for i in range(0, len(ids), batch)]
+
+
+def strip(row, c):
+    "Output ids up to the first EOS, without BOS or padding."
+    row = list(row)
+    if c.eos_id in row: row = row[:row.index(c.eos_id)]
+    return [i for i in row if i not in (c.pad_id, c.bos_id)]
+
+
+class Systems:
+    "Callables that decode one batch of source ids and return output ids, per system and setting."
+    def __init__(self, model, tok, use_ct2: bool, use_hf: bool, tmp: str):
+        self.tok, self.c = tok, model.config
+        self.model = pack_for_cpu(model) if onednn_available() else model  # as Translator decodes
+        self.q8 = quantize_int8(model)
+        self.hf = marian_copy(model) if use_hf else None
+        self.ct2 = {}
+        if use_ct2:
+            import ctranslate2
+            from transformer_nb.export import export_ct2
+            self.ct2_dirs = {q: export_ct2(model, tok, f'{tmp}/ct2_{q}', quantization=q)
+                             for q in ('float32', 'int8')}
+            self.ctranslate2 = ctranslate2
+
+    def set_threads(self, n: int):
+        torch.set_num_threads(n)
+        self.ct2 = {q: self.ctranslate2.Translator(str(d), device='cpu', intra_threads=n,
+                                                   compute_type=q)
+                    for q, d in getattr(self, 'ct2_dirs', {}).items()}
+
+    def limit(self, rows):
+        return min(self.c.max_len, max(map(len, rows)) + 50)
+
+    def ours(self, rows, beams, int8=False):
+        m, src, n = (self.q8 if int8 else self.model), tensor_of(rows), self.limit(rows)
+        if beams == 1: out = generate(m, src, max_new_tokens=n)
+        else: out = beam_search(m, src, num_beams=beams, max_new_tokens=n, length_penalty=1.0,
+                                length_penalty_form='hf')
+        return [strip(r, self.c) for r in out.tolist()]
+
+    def huggingface(self, rows, beams):
+        src, c = tensor_of(rows), self.c
+        out = self.hf.generate(input_ids=src, attention_mask=src != c.pad_id, num_beams=beams,
+                               do_sample=False, max_new_tokens=self.limit(rows), length_penalty=1.0,
+                               early_stopping=False, pad_token_id=c.pad_id, eos_token_id=c.eos_id,
+                               decoder_start_token_id=c.bos_id, bos_token_id=c.bos_id)
+        return [strip(r, c) for r in out.tolist()]
+
+    def ctranslate(self, rows, beams, q='float32'):
+        piece = self.tok.sp.id_to_piece
+        pieces = [[piece(i) for i in r[:-1]] for r in rows]  # without </s>: the model adds it
+        res = self.ct2[q].translate_batch(pieces, beam_size=beams, length_penalty=1.0,
+                                          max_decoding_length=self.limit(rows))
+        to_id = self.tok.sp.piece_to_id
+        return [strip([to_id(p) for p in r.hypotheses[0]], self.c) for r in res]
+
+
+def measure(jobs: dict, batches, repeats: int) -> tuple[dict, dict]:
+    "Median seconds of each job over all batches, jobs interleaved in rotating order; last outputs."
+    times, outs, names = {k: [] for k in jobs}, {}, list(jobs)
+    with torch.inference_mode():
+        for r in range(repeats):
+            for name in names[r % len(names):] + names[:r % len(names)]:
+                t0 = time.perf_counter()
+                outs[name] = [y for b in batches for y in jobs[name](b)]
+                times[name].append(time.perf_counter() - t0)
+    return {k: statistics.median(v) for k, v in times.items()}, outs
+
+
+def cache_speedup(model, batch, n: int) -> float:
+    "Greedy decoding of exactly n tokens: seconds without the cache / seconds with it."
+    src = tensor_of(batch)
+    with torch.inference_mode():
+        t = {}
+        for use_cache in (True, False, True):
+            t0 = time.perf_counter()
+            generate(model, src, max_new_tokens=n, min_new_tokens=n, use_cache=use_cache)
+            t.setdefault(use_cache, []).append(time.perf_counter() - t0)
+    return round(t[False][0] / min(t[True]), 2)
+
+
+def int8_bleu(model, tok, test, batch: int) -> dict:
+    "Greedy BLEU of float32 and int8 decoding on all test verses."
+    res = {}
+    for q in (None, 'int8'):
+        tr = Translator(model, tok, batch_size=batch, num_beams=1, quantize=q)
+        res[q or 'float32'] = sacrebleu.corpus_bleu(tr.translate(list(test.src)),
+                                                    [list(test.tgt)]).score
+    return {'bleu_float32_greedy': round(res['float32'], 2),
+            'bleu_int8_greedy': round(res['int8'], 2),
+            'int8_bleu_delta': round(res['int8'] - res['float32'], 2)}
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument('--quick', action='store_true', help='one repeat, batch 8: a smoke run (ratios are rough)')
-    ap.add_argument('--full', action='store_true', help='HF without cache at every length; 5 repeats')
-    ap.add_argument('--base', action='store_true', help="the paper's base sizes instead of the small ones")
-    ap.add_argument('--vocab', type=int, default=8000)
-    ap.add_argument('--batch', type=int, default=None, help='sentences per batch (default 32; 8 with --quick)')
-    ap.add_argument('--src-len', type=int, default=30)
-    ap.add_argument('--lengths', type=int, nargs='+', default=[64, 128], help='new tokens per sentence')
-    ap.add_argument('--repeats', type=int, default=None, help='measurements per cell (default 3; 1 with --quick, 5 with --full)')
-    ap.add_argument('--uncached-repeats', type=int, default=1, help='measurements per uncached cell')
-    ap.add_argument('--threads', type=int, default=1, help='torch CPU threads (0: torch\'s default)')
-    ap.add_argument('--no-uncached', action='store_true', help='skip the (slow) uncached rows')
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('--quick', action='store_true', help='64 verses, 1 thread, one repeat')
+    ap.add_argument('--verses', type=int, default=300, help='first N test verses (default 300)')
+    ap.add_argument('--batch', type=int, default=32, help='sentences per batch (default 32)')
+    ap.add_argument('--threads', type=int, nargs='+', default=[1, 2], help='thread counts')
+    ap.add_argument('--repeats', type=int, default=3, help='measurements per system (median)')
+    ap.add_argument('--no-ct2', action='store_true', help='skip CTranslate2')
+    ap.add_argument('--no-hf', action='store_true', help='skip Hugging Face')
+    ap.add_argument('--no-bleu', action='store_true', help='skip the int8 BLEU change')
+    ap.add_argument('--out', default=None, help='also write the JSON here (default: '
+                    'data/decode_speed.json of the checkout, which chapter 18 shows; none with --quick)')
     args = ap.parse_args()
-    batch = args.batch or (8 if args.quick else 32)
-    repeats = args.repeats or (1 if args.quick else 5 if args.full else 3)
-    if args.threads: torch.set_num_threads(args.threads)
-    import transformers
-    transformers.logging.set_verbosity_error()
-    try:
-        from transformer_nb.beam import beam_search
-    except ImportError:
-        beam_search = None
-
-    ours = our_model(args.base, args.vocab, max_len=max(512, args.src_len + max(args.lengths) + 2))
-    theirs = marian_copy(ours)
-    c = ours.config
-    g = torch.Generator().manual_seed(0)
-    src = torch.randint(4, args.vocab, (batch, args.src_len), generator=g)
-    src[:, -1] = c.eos_id  # (B, S): no padding
-    mask = src != c.pad_id
-    kw = dict(pad_token_id=c.pad_id, eos_token_id=c.eos_id, decoder_start_token_id=c.bos_id, bos_token_id=c.bos_id)
-
-    with torch.inference_mode():  # the two models compute the same function
-        tgt = torch.cat([torch.full((batch, 1), c.bos_id), torch.randint(4, args.vocab, (batch, 15), generator=g)], 1)
-        err = (ours(src, tgt) - theirs(input_ids=src, attention_mask=mask, decoder_input_ids=tgt).logits).abs().max().item()
-        a = generate(ours, src, max_new_tokens=16, min_new_tokens=16)
-        b = theirs.generate(input_ids=src, attention_mask=mask, max_new_tokens=16, min_new_tokens=16, do_sample=False,
-                            num_beams=1, **kw)[:, 1:]
-    print(f"transformers {transformers.__version__}, torch {torch.__version__}, {torch.get_num_threads()} threads; "
-          f"{'base' if args.base else 'small'} sizes: d_model {c.d_model}, {c.n_encoder_layers}+{c.n_decoder_layers} layers, "
-          f"{c.n_heads} heads, d_ff {c.d_ff}, V {c.tgt_vocab}; batch {batch} x {args.src_len} tokens; {repeats} repeats "
-          f"({min(repeats, args.uncached_repeats)} without cache)")
-    print(f"same function: max |logit difference| {err:.1e}; greedy tokens identical: {torch.equal(a, b)}")
-
-    def row_fns(kind, n):
-        "(ours, theirs) callables for one table cell."
-        both = dict(max_new_tokens=n, min_new_tokens=n)
-        if kind == 'greedy, cache':
-            return (lambda: generate(ours, src, use_cache=True, **both),
-                    lambda: theirs.generate(input_ids=src, attention_mask=mask, do_sample=False, num_beams=1,
-                                            use_cache=True, **both, **kw))
-        if kind == 'greedy, no cache':
-            return (lambda: generate(ours, src, use_cache=False, **both),
-                    lambda: theirs.generate(input_ids=src, attention_mask=mask, do_sample=False, num_beams=1,
-                                            use_cache=False, **both, **kw))
-        if kind == 'beam 4':
-            return ((lambda: beam_search(ours, src, num_beams=4, length_penalty=1.0, early_stopping=False, **both))
-                    if beam_search else None,
-                    lambda: theirs.generate(input_ids=src, attention_mask=mask, do_sample=False, num_beams=4,
-                                            length_penalty=1.0, early_stopping=False, use_cache=True, **both, **kw))
-
-    kinds = ['greedy, cache'] + ([] if args.no_uncached else ['greedy, no cache']) + ['beam 4']
-    cells = [(k, n) for k in kinds for n in args.lengths]
-    times = {(k, n, who): [] for k, n in cells for who in ('ours', 'theirs')}
-    outputs = {}
-    start = time.time()
-    with torch.inference_mode():
-        for r in range(repeats):
-            for k, n in cells:
-                if k == 'greedy, no cache' and r >= args.uncached_repeats: continue
-                fns = dict(zip(('ours', 'theirs'), row_fns(k, n)))
-                if k == 'greedy, no cache' and n != args.lengths[0] and not args.full: fns['theirs'] = None
-                order = ('ours', 'theirs') if r % 2 == 0 else ('theirs', 'ours')  # alternate who goes first
-                for who in order:
-                    if fns[who] is None: continue
-                    dt, out = timed(fns[who])
-                    times[(k, n, who)].append(dt)
-                    outputs[(k, n, who)] = out
-            print(f"  repeat {r + 1}/{repeats} done ({time.time() - start:.0f} s)", flush=True)
-
-    def tps(k, n, who):
-        t = times[(k, n, who)]
-        return batch * n / statistics.median(t) if t else None
-
-    fmt = lambda x: 'n/a' if x is None else f'{x:9.0f}'
-    print(f"\n{'':18s}{'N':>5s} {'ours tok/s':>11s} {'HF tok/s':>10s} {'ours/HF':>8s}")
-    for k, n in cells:
-        o, t = tps(k, n, 'ours'), tps(k, n, 'theirs')
-        r = 'n/a' if o is None or t is None else f'{o / t:7.2f}x'
-        print(f"{k:18s}{n:5d} {fmt(o):>11s} {fmt(t) if t else 'skipped':>10s} {r:>8s}")
-    for k, n in cells:  # greedy outputs must agree token for token (same function, same greedy rule)
-        o, t = outputs.get((k, n, 'ours')), outputs.get((k, n, 'theirs'))
-        if isinstance(o, torch.Tensor) and t is not None and o.shape == t[:, 1:].shape:
-            print(f"{k}, N={n}: tokens identical to HF: {torch.equal(o, t[:, 1:])}")
-
-    def ratio(k, n, a='ours', b='theirs', kb=None):
-        x, y = tps(k, n, a), tps(kb or k, n, b)
-        return None if x is None or y is None else round(x / y, 3)
-
-    def gmean(xs):
-        xs = [x for x in xs if x is not None]
-        return round(statistics.geometric_mean(xs), 3) if xs else None
-
-    res = {'quick': args.quick, 'sizes': 'base' if args.base else 'small', 'batch': batch, 'src_len': args.src_len,
-           'threads': torch.get_num_threads(), 'repeats': repeats, 'max_abs_logit_diff_vs_hf': err}
-    for n in args.lengths:
-        if not args.no_uncached:
-            res[f'cache_speedup_{n}'] = ratio('greedy, cache', n, 'ours', 'ours', kb='greedy, no cache')
-            res[f'hf_cache_speedup_{n}'] = ratio('greedy, cache', n, 'theirs', 'theirs', kb='greedy, no cache')
-            res[f'uncached_vs_hf_{n}'] = ratio('greedy, no cache', n)
-        res[f'greedy_vs_hf_{n}'] = ratio('greedy, cache', n)
-        res[f'beam4_vs_hf_{n}'] = ratio('beam 4', n)
-    res['greedy_vs_hf'] = gmean([res[f'greedy_vs_hf_{n}'] for n in args.lengths])
-    res['beam4_vs_hf'] = gmean([res[f'beam4_vs_hf_{n}'] for n in args.lengths])
-    res['tokens_per_s'] = {f'{k} N={n} {who}': None if tps(k, n, who) is None else round(tps(k, n, who), 1)
-                           for k, n in cells for who in ('ours', 'theirs')}
+    if args.quick: args.verses, args.threads, args.repeats = 64, [1], 1
+    book = Translator.from_pretrained('book', pack=False)  # the float32 model as trained
+    model, tok, c = book.model, book.tok, book.model.config
+    test = load_bible('test', src_lang='es')
+    batches = batches_of(tok, test.src[:args.verses], args.batch, c.max_len)
+    res = {'quick': args.quick, 'verses': args.verses, 'batch': args.batch,
+           'repeats': args.repeats, 'torch': torch.__version__}
+    with tempfile.TemporaryDirectory() as tmp:
+        s = Systems(model, tok, not args.no_ct2, not args.no_hf, tmp)
+        if not args.no_ct2: res['ctranslate2'] = s.ctranslate2.__version__
+        if not args.no_hf:
+            import transformers
+            transformers.logging.set_verbosity_error()
+            res['transformers'] = transformers.__version__
+        torch.set_num_threads(1)
+        for n in (64, 128): res[f'cache_speedup_{n}'] = cache_speedup(s.model, batches[-1], n)
+        print(f"cache speed-up, 64 / 128 new tokens: {res['cache_speedup_64']}x / "
+              f"{res['cache_speedup_128']}x", flush=True)
+        for threads in args.threads:
+            s.set_threads(threads)
+            jobs = {'ours greedy': lambda b: s.ours(b, 1), 'ours beam4': lambda b: s.ours(b, 4),
+                    'ours int8 greedy': lambda b: s.ours(b, 1, int8=True)}
+            if s.hf is not None:
+                jobs |= {'hf greedy': lambda b: s.huggingface(b, 1),
+                         'hf beam4': lambda b: s.huggingface(b, 4)}
+            if s.ct2:
+                jobs |= {'ct2 greedy': lambda b: s.ctranslate(b, 1),
+                         'ct2 beam4': lambda b: s.ctranslate(b, 4),
+                         'ct2 int8 greedy': lambda b: s.ctranslate(b, 1, 'int8')}
+            t, outs = measure(jobs, batches, args.repeats)
+            sfx = '' if threads == 1 else f'_{threads}threads'
+            print(f"\n{threads} thread(s), {args.verses} verses, batch {args.batch}")
+            for k, v in t.items():
+                ref = outs['ours int8 greedy' if 'int8' in k else f"ours {k.split()[-1]}"]
+                agree = sum(a == b for a, b in zip(outs[k], ref)) / len(ref)
+                print(f"  {k:17s} {v:7.2f} s  {args.verses / v:6.1f} verses/s  "
+                      f"same output as ours: {agree:.0%}")
+                res.setdefault('seconds' + sfx, {})[k] = round(v, 2)
+            for other in ('hf', 'ct2'):
+                for kind in ('greedy', 'beam4'):
+                    if f'{other} {kind}' in t:
+                        res[f'{kind}_vs_{other}{sfx}'] = round(t[f'{other} {kind}'] / t[f'ours {kind}'], 3)
+            if 'ct2 int8 greedy' in t:
+                res[f'int8_greedy_vs_ct2_int8{sfx}'] = round(
+                    t['ct2 int8 greedy'] / t['ours int8 greedy'], 3)
+            res[f'int8_speedup_greedy{sfx}'] = round(t['ours greedy'] / t['ours int8 greedy'], 3)
+    if not args.no_bleu:
+        torch.set_num_threads(max(args.threads))
+        res |= int8_bleu(model, tok, test, args.batch)
+        print(f"\nint8 greedy BLEU change on {len(test)} test verses: {res['int8_bleu_delta']:+.2f}")
     print(json.dumps(res))
+    out = args.out or (None if args.quick else Path(__file__).resolve().parents[1] / 'data/decode_speed.json')
+    if out: Path(out).write_text(json.dumps(res, indent=1) + '\n')
 
 
 if __name__ == '__main__':

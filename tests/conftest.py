@@ -37,7 +37,8 @@ def wheel_venv(wheel, tmp_path_factory) -> Path:
     py = str(venv / 'bin' / 'python')
     # the torch installed here (a CPU build on CI) keeps the environment from pulling a CUDA build
     run([py, '-m', 'pip', 'install', '-q', f"torch=={torch.__version__.split('+')[0]}"])
-    run([py, '-m', 'pip', 'install', '-q', str(wheel), 'ipykernel', 'nbclient', 'nbformat'])
+    # with the `export` extra, which chapter 18 (and only it) needs
+    run([py, '-m', 'pip', 'install', '-q', f'{wheel}[export]', 'ipykernel', 'nbclient', 'nbformat'])
     return venv / 'bin'
 
 

@@ -14,6 +14,7 @@ from transformer_nb.cli import main as cli
 from transformer_nb.data import Tokenizer
 from transformer_nb.model import (
     CONFIG_NAME,
+    LEGACY_WEIGHTS_NAME,
     WEIGHTS_NAME,
     ModelFileError,
     Transformer,
@@ -63,6 +64,8 @@ def broken_copy(model_dir, tmp_path, name, content):
     d = tmp_path / 'broken'
     shutil.copytree(model_dir, d)
     target = d / name
+    if name == LEGACY_WEIGHTS_NAME:  # an older model folder: model.pt instead of safetensors
+        (d / WEIGHTS_NAME).unlink()
     if content is None:
         target.unlink()
     elif isinstance(content, bytes):
@@ -83,12 +86,14 @@ def config_with(model_dir, **changes) -> str:
 # ------------------------------------------------------ translate: broken model folders
 BROKEN = {
     'empty weights': (WEIGHTS_NAME, b'', 'is empty'),
-    'garbage weights': (WEIGHTS_NAME, os.urandom(4000), 'not a readable PyTorch file'),
-    'text as weights': (WEIGHTS_NAME, 'hello world\n', 'not a readable PyTorch file'),
-    'a pickled list': (WEIGHTS_NAME, [1, 2, 3], 'holds a list'),
-    'a tensor': (WEIGHTS_NAME, torch.ones(3), 'holds a Tensor'),
-    'a dict of numbers': (WEIGHTS_NAME, {'w': 1}, 'not a dict of tensors'),
-    'no weights file': (WEIGHTS_NAME, None, 'model.pt not found'),
+    'garbage weights': (WEIGHTS_NAME, os.urandom(4000), 'not a readable safetensors file'),
+    'text as weights': (WEIGHTS_NAME, 'hello world\n', 'not a readable safetensors file'),
+    'no weights file': (WEIGHTS_NAME, None, 'no model.safetensors or model.pt there'),
+    'old weights empty': (LEGACY_WEIGHTS_NAME, b'', 'model.pt is empty'),
+    'old weights garbage': (LEGACY_WEIGHTS_NAME, os.urandom(4000), 'not a readable PyTorch file'),
+    'a pickled list': (LEGACY_WEIGHTS_NAME, [1, 2, 3], 'holds a list'),
+    'a tensor': (LEGACY_WEIGHTS_NAME, torch.ones(3), 'holds a Tensor'),
+    'a dict of numbers': (LEGACY_WEIGHTS_NAME, {'w': 1}, 'not a dict of tensors'),
     'config a list': (CONFIG_NAME, '[1, 2]', 'not a transformer_nb config'),
     'config not JSON': (CONFIG_NAME, '{"format": ', 'not valid JSON'),
     'config binary': (CONFIG_NAME, b'\xff\xfe\x00', 'not a text file'),
@@ -156,7 +161,7 @@ def test_translate_bad_config(case, model_dir, tmp_path, capsys):
 
 def test_translate_refuses_pickled_code(model_dir, tmp_path, capsys):
     marker = tmp_path / 'ran'
-    d = broken_copy(model_dir, tmp_path, WEIGHTS_NAME, {'w': Evil(marker)})
+    d = broken_copy(model_dir, tmp_path, LEGACY_WEIGHTS_NAME, {'w': Evil(marker)})
     expect(
         capsys,
         1,
@@ -346,7 +351,7 @@ def test_evaluate_broken_model(model_dir, tmp_path, capsys):
     expect(
         capsys,
         1,
-        ['model.pt is empty'],
+        ['model.safetensors is empty'],
         'evaluate',
         '--checkpoint',
         str(d),

@@ -24,7 +24,7 @@ def test_wheel_installs_and_imports_in_fresh_venv(wheel_venv, tmp_path):
     cli = str(wheel_venv / 'transformer-nb')
     assert 'translate' in run([cli, '--help'], cwd=tmp_path)
     run([cli, 'train', '--preset', 'tiny', '--out-dir', str(tmp_path / 'run'), '--export', str(tmp_path / 'model')], cwd=tmp_path)
-    assert {'config.json', 'model.pt', 'tokenizer.model'} <= {p.name for p in (tmp_path / 'model').iterdir()}
+    assert {'config.json', 'model.safetensors', 'tokenizer.model'} <= {p.name for p in (tmp_path / 'model').iterdir()}
     out = run([cli, 'translate', '--checkpoint', str(tmp_path / 'model'), 'En el principio.', 'Y dijo Dios.'], cwd=tmp_path)
     assert len(out.splitlines()) == 2, out
     # no --checkpoint: the book's model, shipped in the wheel

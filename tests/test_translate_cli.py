@@ -50,6 +50,17 @@ def test_stdin_greedy_and_blank_lines(model_dir):
     assert [lines[0], lines[2]] == expected(model_dir, SENTENCES, num_beams=1, max_new_tokens=6)
 
 
+def test_int8(model_dir):
+    "--int8 decodes with the int8 copy: exactly what Translator(quantize='int8') gives."
+    r = run('--checkpoint', str(model_dir), '--int8', '--max-new-tokens', '8', *SENTENCES)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == expected(model_dir, SENTENCES, max_new_tokens=8,
+                                             quantize='int8')
+    r = run('--checkpoint', str(model_dir), '--int8', '--device', 'cuda', 'x')
+    if 'not available' not in r.stderr:  # where CUDA exists: --int8 asks for the CPU
+        assert r.returncode == 2 and '--int8' in r.stderr and len(r.stderr.splitlines()) == 1
+
+
 def test_empty_input(model_dir):
     "No arguments and nothing on standard input: no output, success."
     r = run('--checkpoint', str(model_dir), stdin='')

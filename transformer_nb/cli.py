@@ -15,6 +15,7 @@ COMMANDS = {  # subcommand -> (module whose `main(argv)` runs it, one-line descr
     'translate': ('transformer_nb.translate', 'translate sentences with a saved model (chapter "Translating text")'),
     'evaluate': ('transformer_nb.evaluate', 'BLEU, chrF and error analysis of a saved model (chapter "Evaluation")'),
     'data': ('transformer_nb.data', 'rebuild or describe the shipped corpus (chapter "Data")'),
+    'export': ('transformer_nb.export', 'export a saved model to Hugging Face or CTranslate2 (chapter "From the book to production")'),
 }
 
 def usage() -> str:

@@ -12,7 +12,8 @@ from .multihead import MultiHeadAttention, KVCache
 from .feedforward import PositionwiseFeedForward
 from .positional import positional_encoding
 from .sublayer import SublayerConnection
-from .encoder import Embeddings, padding_mask
+from .encoder import Embeddings
+from fastcore.basics import patch
 
 # %% ../nbs/07_decoder.ipynb #3dce21fa
 def shift_right(labels: Tensor, bos_id: int) -> Tensor:  # (B, T) -> (B, T)
@@ -22,86 +23,116 @@ def shift_right(labels: Tensor, bos_id: int) -> Tensor:  # (B, T) -> (B, T)
 
 # %% ../nbs/07_decoder.ipynb #01e52cd5
 class DecoderLayer(nn.Module):
-    "Causal self-attention, cross-attention over the memory, feed-forward; each with residual connection and LayerNorm."
-    def __init__(self, d_model: int, n_heads: int, d_ff: int, dropout: float = 0.1, attention_dropout: float = 0.0,
-                 activation_dropout: float = 0.0, activation: str = 'relu', norm_first: bool = False, eps: float = 1e-5):
+    "Causal self-attention, cross-attention over the memory, feed-forward; each a residual sublayer."
+    def __init__(self, d_model: int, n_heads: int, d_ff: int, dropout: float = 0.1,
+                 attention_dropout: float = 0.0, activation_dropout: float = 0.0,
+                 activation: str = 'relu', norm_first: bool = False, eps: float = 1e-5):
         super().__init__()
         self.self_attn = MultiHeadAttention(d_model, n_heads, dropout=attention_dropout)
         self.cross_attn = MultiHeadAttention(d_model, n_heads, dropout=attention_dropout)
-        self.ff = PositionwiseFeedForward(d_model, d_ff, dropout=activation_dropout, activation=activation)
-        self.sublayer1, self.sublayer2, self.sublayer3 = (SublayerConnection(d_model, dropout, norm_first, eps) for _ in range(3))
+        self.ff = PositionwiseFeedForward(d_model, d_ff, dropout=activation_dropout,
+                                          activation=activation)
+        self.sublayer1, self.sublayer2, self.sublayer3 = (
+            SublayerConnection(d_model, dropout, norm_first, eps) for _ in range(3))
 
-    def forward(self, x: Tensor, memory: Tensor | None, memory_mask: Tensor | None = None, need_weights: bool = False,
-                cache: KVCache | None = None, memory_kv: tuple[Tensor, Tensor] | None = None):
-        "x (B, T, d_model), memory (B, S, d_model), memory_mask (B, 1, 1, S) -> (B, T, d_model), (self weights, cross weights)."
-        w_self = w_cross = None
+    def forward(
+        self,
+        x: Tensor,  # (B, T, d_model) decoder states
+        memory: Tensor | None,  # (B, S, d_model) encoder output; None once the cache holds it
+        memory_mask: Tensor | None = None,  # (B, 1, 1, S) bool, True = real source token
+        need_weights: bool = False,  # also return the self- and cross-attention weights
+        cache: tuple[KVCache, KVCache] | None = None,  # this layer's (self, cross) caches
+    ) -> tuple[Tensor, tuple]:  # (B, T, d_model), (self weights, cross weights)
+        "One decoder layer, over the whole target or (with a cache) over the newest positions."
+        c_self, c_cross = (None, None) if cache is None else cache
+        w = {}
         def self_attend(y):
-            nonlocal w_self
-            out, w_self = self.self_attn(y, is_causal=True, need_weights=need_weights, cache=cache)
+            out, w['self'] = self.self_attn(y, is_causal=True, need_weights=need_weights,
+                                            cache=c_self)
             return out
         def cross_attend(y):
-            nonlocal w_cross
-            out, w_cross = self.cross_attn(y, memory if memory_kv is None else None, mask=memory_mask,
-                                           need_weights=need_weights, kv=memory_kv)
+            out, w['cross'] = self.cross_attn(y, memory, mask=memory_mask,
+                                              need_weights=need_weights, cache=c_cross)
             return out
         x = self.sublayer1(x, self_attend)
         x = self.sublayer2(x, cross_attend)
-        return self.sublayer3(x, self.ff), (w_self, w_cross)
+        return self.sublayer3(x, self.ff), (w['self'], w['cross'])
 
 # %% ../nbs/07_decoder.ipynb #fc206c35
 class DecoderCache:
-    "Decoding state of every decoder layer: a self-attention `KVCache` and the cross-attention (k, v) of the memory."
-    def __init__(self, self_kv: list[KVCache], memory_kv: list[tuple[Tensor, Tensor]]):
-        self.self_kv, self.memory_kv = self_kv, memory_kv
+    "The decoding state of a decoder: per layer a self-attention and a cross-attention `KVCache`."
+    def __init__(
+        self,
+        n_layers: int,  # decoder layers
+        capacity: int = 0,  # target positions to reserve per self-attention cache
+        group: int = 1,  # decoder rows per memory row (beams per sentence)
+    ):
+        self.self_attention = [KVCache(capacity) for _ in range(n_layers)]
+        self.cross_attention = [KVCache(cross=True, group=group) for _ in range(n_layers)]
 
-    def __len__(self) -> int: return len(self.self_kv[0])
+    def __len__(self) -> int: return len(self.self_attention[0])  # target positions decoded
+    def __getitem__(self, i: int) -> tuple[KVCache, KVCache]:  # layer i's (self, cross)
+        return self.self_attention[i], self.cross_attention[i]
+    def __repr__(self):
+        return (f"DecoderCache(layers={len(self.self_attention)}, len={len(self)}, "
+                f"rows={self.self_attention[0].rows}, group={self.cross_attention[0].group})")
 
-    def reorder(self, index: Tensor) -> None:
-        "Keep batch rows `index` (B',) in every layer, e.g. the surviving beams."
-        for c in self.self_kv: c.reorder(index)
-        self.memory_kv = [(k.index_select(0, index), v.index_select(0, index)) for k, v in self.memory_kv]
+    def reorder(self, index: Tensor) -> None:  # (B',) long: row i takes old row index[i]
+        "Keep, repeat or drop batch rows in every layer (re-ranked beams, finished sentences)."
+        for c in self.self_attention + self.cross_attention: c.reorder(index)
 
 # %% ../nbs/07_decoder.ipynb #5d05fa88
 class Decoder(nn.Module):
-    "Embeddings·√d_model + positions, dropout, N decoder layers (and a final LayerNorm for pre-norm)."
-    def __init__(self, vocab_size: int, d_model: int = 512, n_heads: int = 8, d_ff: int = 2048, n_layers: int = 6,
-                 dropout: float = 0.1, attention_dropout: float = 0.0, activation_dropout: float = 0.0,
-                 activation: str = 'relu', norm_first: bool = False, positional: str = 'sinusoidal',
-                 max_len: int = 1024, pad_id: int = 0, eps: float = 1e-5, embedding: Embeddings | None = None):
+    "Embeddings·√d_model + positions, dropout, N decoder layers (a final LayerNorm for pre-norm)."
+    def __init__(self, vocab_size: int, d_model: int = 512, n_heads: int = 8, d_ff: int = 2048,
+                 n_layers: int = 6, dropout: float = 0.1, attention_dropout: float = 0.0,
+                 activation_dropout: float = 0.0, activation: str = 'relu',
+                 norm_first: bool = False, positional: str = 'sinusoidal', max_len: int = 1024,
+                 pad_id: int = 0, eps: float = 1e-5, embedding: Embeddings | None = None):
         super().__init__()
         if n_layers <= 0: raise ValueError(f"n_layers must be positive, got {n_layers}")
-        self.embedding = embedding if embedding is not None else Embeddings(vocab_size, d_model, pad_id)
+        self.embedding = embedding if embedding is not None else Embeddings(vocab_size, d_model,
+                                                                            pad_id)
         self.positions = positional_encoding(positional, d_model, max_len)
         self.dropout = nn.Dropout(dropout)
-        self.layers = nn.ModuleList(DecoderLayer(d_model, n_heads, d_ff, dropout, attention_dropout, activation_dropout,
-                                                 activation, norm_first, eps) for _ in range(n_layers))
+        self.layers = nn.ModuleList(
+            DecoderLayer(d_model, n_heads, d_ff, dropout, attention_dropout, activation_dropout,
+                         activation, norm_first, eps) for _ in range(n_layers))
         self.final_norm = nn.LayerNorm(d_model, eps=eps) if norm_first else None
         self.pad_id, self.max_len = pad_id, max_len
 
-    def init_cache(self, memory: Tensor) -> DecoderCache:
-        "An empty cache for decoding against `memory` (B, S, d_model): cross-attention keys/values computed once per layer."
-        return DecoderCache([KVCache() for _ in self.layers], [layer.cross_attn.project_kv(memory) for layer in self.layers])
+    def init_cache(self, capacity: int = 0, group: int = 1) -> DecoderCache:
+        "An empty cache; the first step with it projects the memory into its cross caches."
+        return DecoderCache(len(self.layers), capacity, group)
 
     def embed(self, tgt_in: Tensor, offset: int = 0) -> Tensor:  # (B, T) -> (B, T, d_model)
         return self.dropout(self.positions(self.embedding(tgt_in), offset=offset))
 
-    def run_layers(self, x: Tensor, memory: Tensor | None, memory_mask: Tensor | None = None,
-                   cache: DecoderCache | None = None, need_weights: bool = False):
-        "The layer stack alone: x (B, T, d_model) -> hidden (B, T, d_model), [self weights], [cross weights]."
-        self_ws, cross_ws = [], []
-        for i, layer in enumerate(self.layers):
-            x, (ws, wc) = layer(x, memory, memory_mask, need_weights,
-                                cache=cache.self_kv[i] if cache is not None else None,
-                                memory_kv=cache.memory_kv[i] if cache is not None else None)
-            self_ws.append(ws); cross_ws.append(wc)
-        if self.final_norm is not None: x = self.final_norm(x)
-        return x, self_ws, cross_ws
+# %% ../nbs/07_decoder.ipynb #d1444918
+@patch
+def run_layers(self: Decoder, x: Tensor, memory: Tensor | None, memory_mask: Tensor | None = None,
+               cache: DecoderCache | None = None, need_weights: bool = False):
+    "The layer stack: x (B, T, d_model) -> hidden (B, T, d_model), [self w], [cross w]."
+    self_ws, cross_ws = [], []
+    for i, layer in enumerate(self.layers):
+        x, (ws, wc) = layer(x, memory, memory_mask, need_weights,
+                            cache=None if cache is None else cache[i])
+        self_ws.append(ws); cross_ws.append(wc)
+    if self.final_norm is not None: x = self.final_norm(x)
+    return x, self_ws, cross_ws
 
-    def forward(self, tgt_in: Tensor, memory: Tensor | None, memory_mask: Tensor | None = None,
-                cache: DecoderCache | None = None, need_weights: bool = False):
-        "tgt_in (B, T) ids (shifted right), memory (B, S, d_model) -> hidden (B, T, d_model), [self weights], [cross weights]."
-        offset = len(cache) if cache is not None else 0
-        return self.run_layers(self.embed(tgt_in, offset), memory, memory_mask, cache, need_weights)
+@patch
+def forward(
+    self: Decoder,
+    tgt_in: Tensor,  # (B, T) ids, shifted right; with a cache, the newest positions only
+    memory: Tensor | None,  # (B, S, d_model); may be None once the cache holds it
+    memory_mask: Tensor | None = None,  # (B, 1, 1, S) bool, True = real source token
+    cache: DecoderCache | None = None,  # decoding state, advanced by T positions
+    need_weights: bool = False,
+):  # hidden (B, T, d_model), [self-attention weights], [cross-attention weights]
+    "Embed the target (positions after the cached ones), then run the layer stack."
+    offset = len(cache) if cache is not None else 0
+    return self.run_layers(self.embed(tgt_in, offset), memory, memory_mask, cache, need_weights)
 
 # %% ../nbs/07_decoder.ipynb #387982ed
 def copy_decoder_layer_to_torch(ours: DecoderLayer, theirs: nn.TransformerDecoderLayer) -> None:

@@ -20,7 +20,7 @@ from .data import (Pairs, Tokenizer, BASELINE_BOOKS, BIBLE_BOOKS, load_bible, re
 from .decoder import shift_right
 from .model import (CONFIG_NAME, Transformer, TransformerConfig,
                                   check_model_dir)
-from .translate import Translator
+from .translate import Translator, quantize_int8
 from .utils import ArgumentParser, float_in, in_ipython, int_in
 
 # %% ../nbs/17_evaluation.ipynb #5fc1ae63
@@ -326,6 +326,8 @@ def _parser():
                    help='sentences decoded together (default 32)')
     p.add_argument('--max-new-tokens', type=int_in(1), metavar='N',
                    help='output length limit (default: source length + 50)')
+    p.add_argument('--int8', action='store_true',
+                   help='decode with int8 weights (quantize_int8, CPU)')
     p.add_argument('--hypotheses', metavar='FILE', help='also write the translations of the last setting here, one per line')
     return p
 
@@ -353,6 +355,7 @@ def main(argv: list | None = None) -> int:
     if a.limit: pairs = pairs.subset(range(min(a.limit, len(pairs))))
     if not len(pairs): p.error(f'{where}: no sentence pairs')
     model, tok = Transformer.from_pretrained(ckpt), Tokenizer.load(ckpt)
+    if a.int8: model = quantize_int8(model)
     if tok.vocab_size != model.config.src_vocab_size:
         p.error(f"tokenizer has {tok.vocab_size} pieces but the model's vocabulary is {model.config.src_vocab_size}")
     results = [evaluate_model(model, tok, pairs, b, a.length_penalty, a.batch_size,

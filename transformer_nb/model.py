@@ -4,8 +4,9 @@
 
 # %% auto #0
 __all__ = ['TIE_MODES', 'PRESETS', 'SHIPPED_PREFIX', 'PRETRAINED', 'CONFIG_NAME', 'WEIGHTS_NAME', 'TOKENIZER_NAME',
-           'TransformerConfig', 'Transformer', 'shipped_path', 'pretrained_path', 'resolve_model_dir', 'ModelFileError',
-           'read_weights', 'check_state_dict', 'read_config', 'save_pretrained', 'check_model_dir', 'load_pretrained']
+           'LEGACY_WEIGHTS_NAME', 'TransformerConfig', 'Transformer', 'shipped_path', 'pretrained_path',
+           'resolve_model_dir', 'ModelFileError', 'read_weights', 'check_state_dict', 'read_config', 'save_pretrained',
+           'weights_file', 'check_model_dir', 'load_pretrained']
 
 # %% ../nbs/08_model.ipynb #64ae05d6
 import json, os, shutil
@@ -144,9 +145,9 @@ class Transformer(nn.Module):
         h, self_ws, cross_ws = self.decoder(tgt_in, memory, src_mask, cache, need_weights)
         return (h, self_ws, cross_ws) if need_weights else h
 
-    def init_cache(self, memory: Tensor) -> DecoderCache:
-        "Decoding cache for `memory`: cross-attention keys/values computed once per layer."
-        return self.decoder.init_cache(memory)
+    def init_cache(self, capacity: int = 0, group: int = 1) -> DecoderCache:
+        "An empty decoding cache (`capacity` target positions reserved, `group` beams per sentence)."
+        return self.decoder.init_cache(capacity, group)
 
     def forward(self, src: Tensor, tgt_in: Tensor) -> Tensor:
         "Teacher-forced logits: src (B, S), tgt_in (B, T) = shift_right(labels) -> (B, T, V)."
@@ -214,11 +215,12 @@ class ModelFileError(ValueError):
     "A saved file that cannot be used; the message names the file, problem and fix."
 
 def read_weights(path, map_location='cpu', what: str = 'weights'):
-    "`torch.load(path, weights_only=True)`; a broken or refused file is named."
+    "A state_dict from a `.safetensors` file, else `torch.load(weights_only=True)`."
     path = Path(path)
     if not path.is_file(): raise FileNotFoundError(f"{path}: no such {what} file")
     if path.stat().st_size == 0:
         raise ModelFileError(f"{path} is empty: save the {what} again")
+    if path.suffix == '.safetensors': return _read_safetensors(path, map_location, what)
     try: return torch.load(path, map_location=map_location, weights_only=True)
     except Exception as e:  # the unpickler fails in many ways on a foreign file
         if 'GLOBAL' in str(e):  # weights_only met a Python object it will not build
@@ -227,6 +229,22 @@ def read_weights(path, map_location='cpu', what: str = 'weights'):
                                  "save the state_dict alone") from None
         raise ModelFileError(f"{path} is not a readable PyTorch file (truncated or "
                              f"corrupt?): save the {what} again") from None
+
+def _read_safetensors(path: Path, map_location, what: str) -> dict:
+    "The tensors of a safetensors file, with the tied names `save_pretrained` left out."
+    from safetensors import safe_open
+    device = str(torch.device(map_location))  # 'cpu', 'cuda:0', ...
+    try:
+        with safe_open(path, framework='pt', device=device) as f:
+            state = {k: f.get_tensor(k) for k in f.keys()}
+            tied = json.loads((f.metadata() or {}).get('tied', '{}'))
+    except Exception:  # a bad header, a short file, another format
+        raise ModelFileError(f"{path} is not a readable safetensors file (truncated "
+                             f"or corrupt?): save the {what} again") from None
+    if not isinstance(tied, dict) or not all(v in state for v in tied.values()):
+        raise ModelFileError(f"{path}: its \"tied\" metadata names tensors it does "
+                             f"not hold: save the {what} again")
+    return {**state, **{alias: state[name] for alias, name in tied.items()}}
 
 def check_state_dict(state, model: nn.Module, path):
     "Fail, naming the file, unless `state` holds exactly `model`'s tensors and shapes."
@@ -264,21 +282,43 @@ def read_config(path) -> TransformerConfig:
     except (TypeError, ValueError) as e: raise ModelFileError(f"{path}: {e}") from None
 
 # %% ../nbs/08_model.ipynb #2478f786
-CONFIG_NAME, WEIGHTS_NAME, TOKENIZER_NAME = 'config.json', 'model.pt', 'tokenizer.model'
+CONFIG_NAME, WEIGHTS_NAME, TOKENIZER_NAME = 'config.json', 'model.safetensors', 'tokenizer.model'
+LEGACY_WEIGHTS_NAME = 'model.pt'  # what save_pretrained wrote before; still read
+
+def _untie(state: dict) -> tuple[dict, dict]:
+    "One entry per shared tensor (safetensors refuses aliases), and alias -> kept name."
+    kept, tied, seen = {}, {}, {}
+    for k, v in state.items():
+        key = (v.untyped_storage().data_ptr(), v.storage_offset(), v.shape, v.stride())
+        if key in seen: tied[k] = seen[key]
+        else: seen[key], kept[k] = k, v.contiguous()
+    return kept, tied
 
 def save_pretrained(model: Transformer, path, tokenizer_file=None, dtype: torch.dtype | None = None) -> Path:
-    "Write `config.json`, `model.pt` (weights, optionally cast to `dtype`) and the tokenizer file into directory `path`."
+    """Write `config.json`, `model.safetensors` (weights, optionally cast to `dtype`)
+    and the tokenizer file into directory `path`."""
+    from safetensors.torch import save_file
     path = Path(path); path.mkdir(parents=True, exist_ok=True)
+    state, tied = _untie(model.state_dict())  # a tied matrix is stored once
     state = {k: (v.to(dtype) if dtype is not None and v.is_floating_point() else v).detach().cpu()
-             for k, v in model.state_dict().items()}
+             for k, v in state.items()}
     meta = {'format': 'transformer_nb', 'version': 1, 'config': model.config.to_dict(),
             'tokenizer': TOKENIZER_NAME if tokenizer_file else None}
     tmp = path / (WEIGHTS_NAME + '.tmp')
-    try: torch.save(state, tmp); os.replace(tmp, path / WEIGHTS_NAME)  # all or nothing
+    try:  # all or nothing
+        save_file(state, tmp, metadata={'format': 'pt', 'tied': json.dumps(tied)})
+        os.replace(tmp, path / WEIGHTS_NAME)
     finally: tmp.unlink(missing_ok=True)  # no debris, even after Ctrl-C
+    (path / LEGACY_WEIGHTS_NAME).unlink(missing_ok=True)  # no stale weights beside the new
     if tokenizer_file: shutil.copyfile(tokenizer_file, path / TOKENIZER_NAME)
     (path / CONFIG_NAME).write_text(json.dumps(meta, indent=2))
     return path
+
+def weights_file(path) -> Path:
+    "The weights of a saved model: `model.safetensors`, else the older `model.pt`."
+    path = Path(path)
+    return path / (WEIGHTS_NAME if (path / WEIGHTS_NAME).exists() or
+                   not (path / LEGACY_WEIGHTS_NAME).exists() else LEGACY_WEIGHTS_NAME)
 
 def check_model_dir(
     path,  # a directory, or the name of a shipped model ('book')
@@ -289,21 +329,24 @@ def check_model_dir(
     if not path.is_dir():
         raise FileNotFoundError(f"{path} is not a directory (no model there)")
     for name in files:
-        if not (path / name).exists():
+        weights = name in (WEIGHTS_NAME, LEGACY_WEIGHTS_NAME)  # either format will do
+        if not (weights_file(path) if weights else path / name).exists():
             hint = (f"it is a training run; export its model with transformer-nb train "
                     f"--resume --out-dir {path} --export DIR"
                     if (path / 'checkpoint.pt').exists()
                     else "not a model saved with save_pretrained")
+            there = f"{WEIGHTS_NAME} or {LEGACY_WEIGHTS_NAME}" if weights else name
             raise FileNotFoundError(f"{path / name} not found: {hint} "
-                                    f"(no {name} there)")
+                                    f"(no {there} there)")
     return path
 
 def load_pretrained(path, map_location='cpu', dtype: torch.dtype = torch.float32) -> Transformer:
-    "Rebuild a `Transformer` from what `save_pretrained` wrote (weights_only=True)."
+    "Rebuild a `Transformer` from what `save_pretrained` wrote (an older `model.pt`: weights_only=True)."
     path = check_model_dir(path)  # a directory, or the name of a shipped model ('book')
     model = Transformer(read_config(path / CONFIG_NAME))
-    state = read_weights(path / WEIGHTS_NAME, map_location)
-    check_state_dict(state, model, path / WEIGHTS_NAME)
+    weights = weights_file(path)
+    state = read_weights(weights, map_location)
+    check_state_dict(state, model, weights)
     model.load_state_dict({k: v.to(dtype) if v.is_floating_point() else v for k, v in state.items()})
     return model.to(dtype).eval()
 

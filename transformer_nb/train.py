@@ -638,7 +638,7 @@ def greedy_ids(
     c = model.config
     limit = ((src != c.pad_id).sum(1) + max_new_tokens).clamp(max=c.max_len)  # (B,)
     memory, src_mask = model.encode(src)  # (B, S, d_model), (B, 1, 1, S): once
-    cache = model.init_cache(memory)
+    cache = model.init_cache(capacity=int(limit.max()))  # the memory is projected at step 1
     ys = torch.full((src.size(0), 1), c.bos_id, dtype=torch.long, device=src.device)  # (B, 1)
     done = torch.zeros(src.size(0), dtype=torch.bool, device=src.device)  # (B,)
     for t in range(int(limit.max())):

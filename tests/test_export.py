@@ -1,0 +1,221 @@
+"""Exports to the ecosystem (chapter 18) and the book's own weights format (chapter 8).
+
+On the first 100 test verses of the shipped corpus, the Hugging Face export's `generate`
+gives our `Translator`'s tokens, greedy and with a beam of 4, and the CTranslate2
+export's greedy output is ours too. Also: the `export` command and its mistakes, and
+`save_pretrained` -> `load_pretrained` through model.safetensors and an older model.pt."""
+import shutil, subprocess, sys, warnings
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip('torch')
+from transformer_nb.cli import main as cli
+from transformer_nb.data import load_bible
+from transformer_nb.model import (LEGACY_WEIGHTS_NAME, WEIGHTS_NAME, Transformer,
+                                  TransformerConfig, load_pretrained, save_pretrained)
+
+N_VERSES, N_NEW = 100, 160  # verses compared; max_new_tokens on every side
+BEAM4 = dict(num_beams=4, length_penalty=0.6, early_stopping=False)
+
+
+def extra(name):
+    "Import a library of the `export` extra, or skip saying how to install it."
+    with warnings.catch_warnings():  # transformers imports tqdm, which may warn
+        warnings.simplefilter('ignore')
+        return pytest.importorskip(
+            name, reason=f'{name} is not installed: pip install "transformer-nb[export]"')
+
+
+@pytest.fixture(scope='module')
+def verses():
+    return load_bible('test', src_lang='es').src[:N_VERSES]
+
+
+@pytest.fixture(scope='module')
+def book():
+    from transformer_nb.translate import Translator
+    torch.set_num_threads(2)
+    return Translator.from_pretrained('book')
+
+
+@pytest.fixture(scope='module')
+def greedy(book, verses):
+    return book.translate_ids(verses, num_beams=1, max_new_tokens=N_NEW)
+
+
+@pytest.fixture(scope='module')
+def hf_dir(book, tmp_path_factory):
+    extra('transformers'); extra('safetensors')
+    from transformer_nb.export import export_hf
+    return export_hf(book.model, book.tok, tmp_path_factory.mktemp('exp') / 'hf')
+
+
+def same(a, b) -> int:
+    return sum(x == y for x, y in zip(a, b, strict=True))
+
+
+def hf_ids(hf_dir, texts, **settings):
+    transformers = extra('transformers')
+    transformers.logging.set_verbosity_error()
+    tok = transformers.AutoTokenizer.from_pretrained(hf_dir)
+    model = transformers.AutoModelForSeq2SeqLM.from_pretrained(hf_dir).eval()
+    out = []
+    for i in range(0, len(texts), 32):
+        batch = tok(texts[i:i + 32], return_tensors='pt', padding=True)
+        with torch.inference_mode():
+            seqs = model.generate(**batch, max_new_tokens=N_NEW, **settings)
+        for row in seqs[:, 1:].tolist():
+            row = row[:row.index(3)] if 3 in row else row
+            out.append([t for t in row if t != 0])
+    return out
+
+
+def test_hf_files_and_tokenizer(hf_dir, book, verses):
+    transformers = extra('transformers')
+    names = {p.name for p in hf_dir.iterdir()}
+    assert {'config.json', 'generation_config.json', 'model.safetensors', 'source.spm',
+            'target.spm', 'vocab.json', 'tokenizer_config.json'} <= names, names
+    tok = transformers.AutoTokenizer.from_pretrained(hf_dir)
+    assert type(tok).__name__ == 'MarianTokenizer'
+    assert tok(verses).input_ids == book.tok.encode(verses)
+    assert (tok.pad_token_id, tok.unk_token_id, tok.eos_token_id) == (0, 1, 3)
+    g = transformers.GenerationConfig.from_pretrained(hf_dir)
+    assert (g.decoder_start_token_id, g.eos_token_id, g.pad_token_id) == (2, 3, 0)
+    assert g.forced_bos_token_id is None and g.forced_eos_token_id is None
+    assert g.bad_words_ids == [[0], [2]]
+
+
+def test_hf_greedy_matches(hf_dir, greedy, verses):
+    assert same(greedy, hf_ids(hf_dir, verses, num_beams=1)) == N_VERSES
+
+
+def test_hf_beam4_matches(hf_dir, book, verses):
+    ours = book.translate_ids(verses, max_new_tokens=N_NEW, length_penalty_form='hf',
+                              **BEAM4)
+    assert same(ours, hf_ids(hf_dir, verses, **BEAM4)) == N_VERSES
+
+
+def test_ct2_greedy_matches(book, greedy, verses, tmp_path):
+    ctranslate2 = extra('ctranslate2')
+    from transformer_nb.export import export_ct2
+    d = export_ct2(book.model, book.tok, tmp_path / 'ct2')
+    assert {'model.bin', 'config.json'} <= {p.name for p in d.iterdir()}
+    tr = ctranslate2.Translator(str(d), device='cpu', intra_threads=2)
+    res = tr.translate_batch([book.tok.pieces(v) for v in verses], beam_size=1,
+                             max_decoding_length=N_NEW)
+    theirs = [[book.tok.sp.piece_to_id(p) for p in r.hypotheses[0]] for r in res]
+    assert same(greedy, theirs) == N_VERSES
+
+
+def call(capsys, *argv):
+    status = cli(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_cli_export_hf(tmp_path, capsys):
+    extra('transformers'); extra('safetensors')
+    status, out, err = call(capsys, 'export', '--to', 'hf', str(tmp_path / 'hf'))
+    assert status == 0, err
+    assert out.strip() == str(tmp_path / 'hf')
+    assert (tmp_path / 'hf' / 'model.safetensors').exists()
+    # again into the same, now full, directory: refused, then allowed with --force
+    status, _, err = call(capsys, 'export', '--to', 'hf', str(tmp_path / 'hf'))
+    assert status == 2 and '--force' in err and 'Traceback' not in err, err
+    assert len(err.strip().splitlines()) == 1
+    status, _, err = call(capsys, 'export', '--to', 'hf', '--force', str(tmp_path / 'hf'))
+    assert status == 0, err
+
+
+@pytest.mark.parametrize('argv, status, needle', [
+    (['--to', 'hf', '--model', 'NOWHERE', 'OUT'], 1, 'cannot export the model'),
+    (['--to', 'hf', '--quantization', 'int8', 'OUT'], 2, '--to ct2 only'),
+    (['--to', 'onnx', 'OUT'], 2, "invalid choice: 'onnx'"),
+    (['OUT'], 2, 'the following arguments are required: --to'),
+    (['--to', 'ct2', '--quantization', 'int3', 'OUT'], 2, "invalid choice: 'int3'"),
+], ids=['bad model dir', 'quantization for hf', 'unknown format', 'no --to',
+        'unknown quantization'])
+def test_cli_mistakes(argv, status, needle, tmp_path, capsys):
+    argv = [str(tmp_path / a) if a in ('NOWHERE', 'OUT') else a for a in argv]
+    got, _, err = call(capsys, 'export', *argv)
+    assert got == status, err
+    lines = [l for l in err.splitlines() if 'error:' in l]
+    assert len(lines) == 1 and needle in lines[0] and 'Traceback' not in err, err
+    assert not (tmp_path / 'OUT').exists()
+
+
+def test_cli_missing_extra_names_the_fix(tmp_path):
+    "Without the extra's libraries, one line that says how to install them."
+    code = ('import sys; sys.modules["transformers"] = None; sys.modules["ctranslate2"] = None\n'
+            'from transformer_nb.cli import main\n'
+            f'sys.exit(main(["export", "--to", "hf", {str(tmp_path / "x")!r}]))')
+    r = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True)
+    assert r.returncode == 1, r.stderr
+    assert 'pip install "transformer-nb[export]"' in r.stderr, r.stderr
+    assert 'Traceback' not in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+# ---------------------------------------------------------------- the book's own format
+def test_safetensors_round_trip(tiny_model, tmp_path):
+    d = tiny_model(32)
+    assert (d / WEIGHTS_NAME).exists() and not (d / LEGACY_WEIGHTS_NAME).exists()
+    model = load_pretrained(d)
+    assert model.generator.weight is model.encoder.embedding.weight  # tied again
+    assert model.decoder.embedding.weight is model.encoder.embedding.weight
+    again = load_pretrained(save_pretrained(model, tmp_path / 'again'))
+    for (k, a), b in zip(model.state_dict().items(), again.state_dict().values()):
+        assert torch.equal(a, b), k
+    from safetensors import safe_open  # the matrix tied three ways is stored once
+    with safe_open(tmp_path / 'again' / WEIGHTS_NAME, framework='pt') as f:
+        assert 'generator.weight' not in f.keys()
+    half = load_pretrained(save_pretrained(model, tmp_path / 'half', dtype=torch.float16))
+    assert half.generator.weight is half.encoder.embedding.weight
+
+
+def test_old_pt_directory_loads(tiny_model, tmp_path):
+    model = load_pretrained(tiny_model(32))
+    old = tmp_path / 'old'
+    shutil.copytree(tiny_model(32), old)
+    (old / WEIGHTS_NAME).unlink()
+    torch.save(model.state_dict(), old / LEGACY_WEIGHTS_NAME)  # the format before 0.3
+    again = load_pretrained(old)
+    for a, b in zip(model.state_dict().values(), again.state_dict().values()):
+        assert torch.equal(a, b)
+    from transformer_nb.translate import Translator
+    assert isinstance(Translator.from_pretrained(old).translate('hola'), str)
+    save_pretrained(again, old)  # saving again writes the new format, no stale model.pt
+    assert (old / WEIGHTS_NAME).exists() and not (old / LEGACY_WEIGHTS_NAME).exists()
+
+
+@pytest.mark.parametrize('content, needle', [
+    (b'', 'is empty'),
+    (b'\x08\x00\x00\x00\x00\x00\x00\x00{"a": 1}', 'not a readable safetensors file'),
+    (b'garbage' * 100, 'not a readable safetensors file'),
+], ids=['empty', 'bad header', 'garbage'])
+def test_broken_safetensors_named(content, needle, tiny_model, tmp_path):
+    from transformer_nb.model import ModelFileError
+    d = tmp_path / 'broken'
+    shutil.copytree(tiny_model(32), d)
+    (d / WEIGHTS_NAME).write_bytes(content)
+    with pytest.raises(ModelFileError, match=needle) as e:
+        load_pretrained(d)
+    assert str(d / WEIGHTS_NAME) in str(e.value)
+
+
+def test_no_weights_names_both(tiny_model, tmp_path):
+    d = tmp_path / 'none'
+    shutil.copytree(tiny_model(32), d)
+    (d / WEIGHTS_NAME).unlink()
+    with pytest.raises(FileNotFoundError, match=f'no {WEIGHTS_NAME} or {LEGACY_WEIGHTS_NAME}'):
+        load_pretrained(d)
+
+
+def test_ct2_export_leaves_the_model_alone(book, tmp_path):
+    "CTranslate2 quantises the arrays it is handed in place: the export must hand it copies."
+    extra('ctranslate2')
+    from transformer_nb.export import export_ct2
+    before = {k: v.clone() for k, v in book.model.state_dict().items()}
+    export_ct2(book.model, book.tok, tmp_path / 'q8', quantization='int8')
+    after = book.model.state_dict()
+    assert all(torch.equal(before[k], after[k]) for k in before)
