@@ -305,7 +305,7 @@ def _parser():
     p = ArgumentParser(prog='transformer-nb evaluate',
                        description='BLEU, chrF and error analysis of a saved model.')
     p.add_argument('--checkpoint', default='book', metavar='DIR',
-                   help="folder written by save_pretrained (config.json, model.pt, "
+                   help="folder written by save_pretrained (config.json, model.safetensors, "
                         "tokenizer.model), or 'book', the shipped model (default: book)")
     data = p.add_mutually_exclusive_group(required=True)
     data.add_argument('--tsv', metavar='FILE', help='tab-separated sentence pairs (optionally .gz)')

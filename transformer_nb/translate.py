@@ -115,7 +115,7 @@ class Translator:
         dtype: torch.dtype = torch.float32,  # weights are cast to this on loading
         **kwargs,  # batch_size and decoding settings
     ) -> 'Translator':
-        "Load model (config.json, model.pt) and tokenizer (tokenizer.model) from one directory."
+        "Load model (config.json, model.safetensors) and tokenizer (tokenizer.model) from a folder."
         path = check_model_dir(path, (CONFIG_NAME, WEIGHTS_NAME, TOKENIZER_NAME))
         device = resolve_device(str(device))
         return cls(load_pretrained(path, map_location=device, dtype=dtype), Tokenizer.load(path / TOKENIZER_NAME), device, **kwargs)
@@ -192,7 +192,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument('sentences', nargs='*', help='sentences to translate (none: read standard input, one sentence per line)')
     p.add_argument('--checkpoint', metavar='DIR',
                    default=os.environ.get('TRANSFORMER_NB_CHECKPOINT', 'book'),
-                   help='model directory written by save_pretrained (config.json, model.pt, '
+                   help='model directory written by save_pretrained (config.json, model.safetensors, '
                         "tokenizer.model), or 'book', the model that ships with the package "
                         "(default: $TRANSFORMER_NB_CHECKPOINT, else 'book')")
     positive = int_in(1)
