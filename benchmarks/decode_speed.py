@@ -1,6 +1,6 @@
 """Decoding speed of the book's model against Hugging Face and CTranslate2, on the same weights and verses.
 
-    python benchmarks/decode_speed.py              # everything, 1 and 2 threads (about 25 minutes here)
+    python benchmarks/decode_speed.py              # everything, one thread (about 10 minutes here)
     python benchmarks/decode_speed.py --quick      # a smoke run: 64 verses, 1 thread, one repeat
     python benchmarks/decode_speed.py --no-ct2     # without CTranslate2 (pip install ctranslate2)
 
@@ -13,8 +13,15 @@ max_len); beam search uses 4 beams and the length normalisation score / length^1
 (`length_penalty_form='hf'`). The script prints how many outputs agree with ours.
 
 Measurements alternate between the systems (ours, Hugging Face, CTranslate2, then the next order) and
-the medians are reported, because a shared machine is noisy; ratios are ours / theirs in verses per
-second (> 1: ours is faster). One thread and two threads are measured (`--threads`).
+the medians are reported, because a shared machine is noisy. A CTranslate2 model is loaded only for its
+own measurements (loading is not timed): its idle threads would otherwise take the cores from the
+system measured next (ours ran about twice as slowly at two threads beside a loaded one); ratios are ours / theirs in verses per
+second (> 1: ours is faster).
+
+Threads: by default every system runs on one thread. With more (`--threads 1 2`), the systems share
+the process with each other's OpenMP runtimes (PyTorch's and CTranslate2's), and on a 2-core machine
+each slows the other: CTranslate2 alone took 3.4-4.1 s for the 300 verses at two threads, and 8.8 s
+in this script beside PyTorch. Compare at several threads in separate processes instead.
 
 Also measured: the speed-up of the KV cache (greedy, cached against recomputing the prefix, 32 verses
 forced to exactly 64 and 128 new tokens), and the BLEU change of int8 decoding (`quantize_int8`) on
@@ -22,7 +29,7 @@ all test verses, greedy. The last line is JSON, also written to data/decode_spee
 
 Needs `pip install "transformer-nb[bench]"` (transformers, ctranslate2); the package never imports them.
 """
-import argparse, json, statistics, tempfile, time
+import argparse, gc, json, statistics, tempfile, time
 from pathlib import Path
 
 import torch
@@ -55,7 +62,7 @@ class Systems:
         self.model = pack_for_cpu(model) if onednn_available() else model  # as Translator decodes
         self.q8 = quantize_int8(model)
         self.hf = marian_copy(model) if use_hf else None
-        self.ct2 = {}
+        self.ct2, self.threads = {}, 1
         if use_ct2:
             import ctranslate2
             from transformer_nb.export import export_ct2
@@ -65,9 +72,20 @@ class Systems:
 
     def set_threads(self, n: int):
         torch.set_num_threads(n)
-        self.ct2 = {q: self.ctranslate2.Translator(str(d), device='cpu', intra_threads=n,
-                                                   compute_type=q)
-                    for q, d in getattr(self, 'ct2_dirs', {}).items()}
+        self.threads = n
+
+    def open_ct2(self, name: str):
+        "Load the CTranslate2 model a job needs (outside the timing), and no other."
+        self.close_ct2()
+        if name.startswith('ct2'):
+            q = 'int8' if 'int8' in name else 'float32'
+            self.ct2 = {q: self.ctranslate2.Translator(str(self.ct2_dirs[q]), device='cpu',
+                                                       intra_threads=self.threads, compute_type=q)}
+
+    def close_ct2(self):
+        "Unload it: its idle threads would take the cores from the next system measured."
+        self.ct2 = {}
+        gc.collect()
 
     def limit(self, rows):
         return min(self.c.max_len, max(map(len, rows)) + 50)
@@ -96,15 +114,17 @@ class Systems:
         return [strip([to_id(p) for p in r.hypotheses[0]], self.c) for r in res]
 
 
-def measure(jobs: dict, batches, repeats: int) -> tuple[dict, dict]:
+def measure(jobs: dict, batches, repeats: int, systems) -> tuple[dict, dict]:
     "Median seconds of each job over all batches, jobs interleaved in rotating order; last outputs."
     times, outs, names = {k: [] for k in jobs}, {}, list(jobs)
     with torch.inference_mode():
         for r in range(repeats):
             for name in names[r % len(names):] + names[:r % len(names)]:
+                systems.open_ct2(name)
                 t0 = time.perf_counter()
                 outs[name] = [y for b in batches for y in jobs[name](b)]
                 times[name].append(time.perf_counter() - t0)
+                systems.close_ct2()
     return {k: statistics.median(v) for k, v in times.items()}, outs
 
 
@@ -138,7 +158,8 @@ def main():
     ap.add_argument('--quick', action='store_true', help='64 verses, 1 thread, one repeat')
     ap.add_argument('--verses', type=int, default=300, help='first N test verses (default 300)')
     ap.add_argument('--batch', type=int, default=32, help='sentences per batch (default 32)')
-    ap.add_argument('--threads', type=int, nargs='+', default=[1, 2], help='thread counts')
+    ap.add_argument('--threads', type=int, nargs='+', default=[1],
+                    help='thread counts (default 1; see the note on threads above)')
     ap.add_argument('--repeats', type=int, default=3, help='measurements per system (median)')
     ap.add_argument('--no-ct2', action='store_true', help='skip CTranslate2')
     ap.add_argument('--no-hf', action='store_true', help='skip Hugging Face')
@@ -171,11 +192,11 @@ def main():
             if s.hf is not None:
                 jobs |= {'hf greedy': lambda b: s.huggingface(b, 1),
                          'hf beam4': lambda b: s.huggingface(b, 4)}
-            if s.ct2:
+            if hasattr(s, 'ct2_dirs'):
                 jobs |= {'ct2 greedy': lambda b: s.ctranslate(b, 1),
                          'ct2 beam4': lambda b: s.ctranslate(b, 4),
                          'ct2 int8 greedy': lambda b: s.ctranslate(b, 1, 'int8')}
-            t, outs = measure(jobs, batches, args.repeats)
+            t, outs = measure(jobs, batches, args.repeats, s)
             sfx = '' if threads == 1 else f'_{threads}threads'
             print(f"\n{threads} thread(s), {args.verses} verses, batch {args.batch}")
             for k, v in t.items():
