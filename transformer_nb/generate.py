@@ -4,7 +4,7 @@
 
 # %% auto #0
 __all__ = ['kv_cache_bytes', 'IncrementalDecoder', 'NaiveDecoder', 'warp_logits', 'next_token', 'GenerateOutput', 'generate',
-           'onednn_available', 'PackedLinear', 'split_projections', 'pack_for_cpu']
+           'onednn_available', 'PackedLinear', 'split_projections', 'pack_for_cpu', 'unpack_linears']
 
 # %% ../nbs/13_kv_cache.ipynb #56e30ad8
 import copy, functools
@@ -253,3 +253,17 @@ def pack_for_cpu(
             if type(child) is nn.Linear:
                 setattr(parent, name, PackedLinear(child.weight, child.bias))
     return m
+
+def unpack_linears(model: nn.Module) -> nn.Module:
+    "Undo `pack_for_cpu` in place: each `PackedLinear` back to an `nn.Linear`, same parameters."
+    for mha in (m for m in model.modules() if isinstance(m, MultiHeadAttention)):
+        mha.split_proj = None  # copies of in_proj's blocks; in_proj itself is kept
+    for parent in list(model.modules()):
+        for name, child in list(parent.named_children()):
+            if isinstance(child, PackedLinear):
+                lin = nn.Linear(child.in_features, child.out_features, bias=child.bias is not None)
+                lin.weight = child.weight  # the same Parameter: ties stay tied
+                if child.bias is not None: lin.bias = child.bias
+                setattr(parent, name, lin)
+    return model
+

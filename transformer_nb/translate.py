@@ -16,7 +16,8 @@ from tqdm import tqdm
 from .data import Tokenizer
 from .model import (CONFIG_NAME, TOKENIZER_NAME, WEIGHTS_NAME,
                                   Transformer, check_model_dir, load_pretrained)
-from .generate import generate, onednn_available, pack_for_cpu, split_projections
+from .generate import (generate, onednn_available, pack_for_cpu,
+                                     split_projections, unpack_linears)
 from .beam import beam_search, check_length_penalty
 from .utils import (ArgumentParser, UsageError, float_in, in_ipython,
                                   int_in, resolve_device)
@@ -45,7 +46,7 @@ def quantize_int8(
     "An int8 copy of `model` for CPU inference: dynamic quantisation of every matrix product."
     import copy
     from torch.ao.quantization import per_channel_dynamic_qconfig, quantize_dynamic
-    m = copy.deepcopy(model).float().cpu().eval()
+    m = unpack_linears(copy.deepcopy(model)).float().cpu().eval()  # packed: plain again
     def linear(w, b):  # a block of in_proj as an nn.Linear of its own
         lin = nn.Linear(w.size(1), w.size(0), bias=b is not None)
         with torch.no_grad():
