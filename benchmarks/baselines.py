@@ -70,10 +70,10 @@ def apertium_baseline(test, args) -> dict:
 def greedy(model: TorchTransformer, src: torch.Tensor, max_new: int) -> list:
     "Greedy decoding without a cache: the whole prefix through nn.Transformer at every step."
     c = model.config
-    pad = src == c.pad_id  # (B, S)
+    pad = src == c.pad_token_id  # (B, S)
     memory = model.transformer.encoder(model.positions(model.embedding(src)),
                                        src_key_padding_mask=pad)  # (B, S, d_model)
-    out = torch.full((src.size(0), 1), c.bos_id)  # (B, 1)
+    out = torch.full((src.size(0), 1), c.bos_token_id)  # (B, 1)
     done = torch.zeros(src.size(0), dtype=torch.bool)
     for _ in range(max_new):
         T = out.size(1)
@@ -81,11 +81,11 @@ def greedy(model: TorchTransformer, src: torch.Tensor, max_new: int) -> list:
         h = model.transformer.decoder(model.positions(model.embedding(out)), memory, tgt_mask=causal,
                                       memory_key_padding_mask=pad, tgt_is_causal=True)
         nxt = model.generator(h[:, -1]).argmax(-1)  # (B,)
-        nxt[done] = c.pad_id
+        nxt[done] = c.pad_token_id
         out = torch.cat([out, nxt[:, None]], 1)
-        done |= nxt == c.eos_id
+        done |= nxt == c.eos_token_id
         if done.all(): break
-    return [[t for t in row[1:] if t not in (c.pad_id, c.eos_id)] for row in out.tolist()]
+    return [[t for t in row[1:] if t not in (c.pad_token_id, c.eos_token_id)] for row in out.tolist()]
 
 
 def torch_baseline(test, args) -> dict:
@@ -101,10 +101,10 @@ def torch_baseline(test, args) -> dict:
     t0, step, epoch = time.perf_counter(), 0, 0
     while time.perf_counter() - t0 < args.budget * 60:
         for b in sampler.batches(epoch):
-            src, tgt = collate([ds[i] for i in b], tok.pad_id)
-            n = int((tgt != tok.pad_id).sum())
-            loss = label_smoothed_nll(model(src, shift_right(tgt, tok.bos_id)), tgt, 0.1,
-                                      tok.pad_id, reduction='sum')
+            src, tgt = collate([ds[i] for i in b], tok.pad_token_id)
+            n = int((tgt != tok.pad_token_id).sum())
+            loss = label_smoothed_nll(model(src, shift_right(tgt, tok.bos_token_id)), tgt, 0.1,
+                                      tok.pad_token_id, reduction='sum')
             (loss / n).backward()
             nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             opt.step(); sched.step(); opt.zero_grad(set_to_none=True); step += 1
@@ -118,7 +118,7 @@ def torch_baseline(test, args) -> dict:
     by_id = {}
     for k in range(0, len(order), 32):
         rows = order[k:k + 32]
-        src = collate([(torch.tensor(enc[i]), torch.tensor([0])) for i in rows], tok.pad_id)[0]
+        src = collate([(torch.tensor(enc[i]), torch.tensor([0])) for i in rows], tok.pad_token_id)[0]
         for i, ids in zip(rows, greedy(model, src, min(src.size(1) + 50, cfg.max_len))):
             by_id[i] = tok.decode(ids)
     hyps = [by_id[i] for i in range(len(enc))]

@@ -51,8 +51,8 @@ def batches_of(tok, sentences, batch, max_len):
 def strip(row, c):
     "Output ids up to the first EOS, without BOS or padding."
     row = list(row)
-    if c.eos_id in row: row = row[:row.index(c.eos_id)]
-    return [i for i in row if i not in (c.pad_id, c.bos_id)]
+    if c.eos_token_id in row: row = row[:row.index(c.eos_token_id)]
+    return [i for i in row if i not in (c.pad_token_id, c.bos_token_id)]
 
 
 class Systems:
@@ -99,10 +99,10 @@ class Systems:
 
     def huggingface(self, rows, beams):
         src, c = tensor_of(rows), self.c
-        out = self.hf.generate(input_ids=src, attention_mask=src != c.pad_id, num_beams=beams,
+        out = self.hf.generate(input_ids=src, attention_mask=src != c.pad_token_id, num_beams=beams,
                                do_sample=False, max_new_tokens=self.limit(rows), length_penalty=1.0,
-                               early_stopping=False, pad_token_id=c.pad_id, eos_token_id=c.eos_id,
-                               decoder_start_token_id=c.bos_id, bos_token_id=c.bos_id)
+                               early_stopping=False, pad_token_id=c.pad_token_id, eos_token_id=c.eos_token_id,
+                               decoder_start_token_id=c.bos_token_id, bos_token_id=c.bos_token_id)
         return [strip(r, c) for r in out.tolist()]
 
     def ctranslate(self, rows, beams, q='float32'):

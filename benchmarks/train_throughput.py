@@ -29,7 +29,7 @@ class TorchTransformer(nn.Module):
     def __init__(self, c: TransformerConfig):
         super().__init__()
         self.config = c
-        self.embedding = Embeddings(c.src_vocab_size, c.d_model, c.pad_id)  # shared by source, target and generator
+        self.embedding = Embeddings(c.src_vocab_size, c.d_model, c.pad_token_id)  # shared by source, target and generator
         self.positions = positional_encoding(c.positional, c.d_model, c.max_len)
         self.dropout = nn.Dropout(c.dropout)
         self.transformer = nn.Transformer(c.d_model, c.n_heads, c.n_encoder_layers, c.n_decoder_layers, c.d_ff, c.dropout,
@@ -41,7 +41,7 @@ class TorchTransformer(nn.Module):
     def forward(self, src, tgt_in):  # (B, S), (B, T) -> (B, T, V)
         T = tgt_in.size(1)
         causal = torch.ones(T, T, dtype=torch.bool, device=src.device).triu(1)  # True = blocked (torch's convention)
-        pad = src == self.config.pad_id  # (B, S), True = padding
+        pad = src == self.config.pad_token_id  # (B, S), True = padding
         x = self.dropout(self.positions(self.embedding(src)))  # (B, S, d_model)
         y = self.dropout(self.positions(self.embedding(tgt_in)))  # (B, T, d_model)
         h = self.transformer(x, y, tgt_mask=causal, src_key_padding_mask=pad, memory_key_padding_mask=pad, tgt_is_causal=True)
@@ -52,9 +52,9 @@ def make_step(model, cfg: TransformerConfig, factor=2.0, warmup=2000, smoothing=
     "The trainer's update for one batch: token-averaged label-smoothed loss, backward, clipping, Adam and Noam."
     opt, sched = build_optimizer(model, cfg.d_model, warmup, factor)
     def step(src, tgt):
-        n = int((tgt != cfg.pad_id).sum())
-        logits = model(src, shift_right(tgt, cfg.bos_id))  # (B, T, V)
-        loss = label_smoothed_nll(logits, tgt, smoothing, cfg.pad_id, reduction='sum')
+        n = int((tgt != cfg.pad_token_id).sum())
+        logits = model(src, shift_right(tgt, cfg.bos_token_id))  # (B, T, V)
+        loss = label_smoothed_nll(logits, tgt, smoothing, cfg.pad_token_id, reduction='sum')
         (loss / n).backward()
         nn.utils.clip_grad_norm_(model.parameters(), clip)
         opt.step(); sched.step(); opt.zero_grad(set_to_none=True)
@@ -79,7 +79,7 @@ def main():
     tok = Tokenizer.load(args.tokenizer) if args.tokenizer else Tokenizer.train(train.src + train.tgt, 8000, max_sentences=20000)
     ds = PairDataset.from_pairs(train, tok)
     idx = TokenBucketSampler(ds.src_lens, ds.tgt_lens, args.max_tokens, seed=0).batches(0)[:args.batches + 1]
-    batches = [collate([ds[i] for i in b], tok.pad_id) for b in idx]
+    batches = [collate([ds[i] for i in b], tok.pad_token_id) for b in idx]
     warm, batches = batches[0], batches[1:]
     cfg = TransformerConfig.preset(args.preset, src_vocab_size=tok.vocab_size)
     models = {'ours': Transformer(cfg), 'torch': TorchTransformer(cfg)}
@@ -95,7 +95,7 @@ def main():
             rates[k].append(n / (time.perf_counter() - t))
         print(f"round {r + 1}: " + ', '.join(f'{k} {rates[k][-1]:,.0f}' for k in models) + ' target tokens/s', flush=True)
     med = {k: statistics.median(v) for k, v in rates.items()}
-    tokens = sum(int((t != tok.pad_id).sum()) for _, t in batches)
+    tokens = sum(int((t != tok.pad_token_id).sum()) for _, t in batches)
     print(f"{args.preset} model ({params['ours']:,} parameters; torch: {params['torch']:,}), {len(batches)} batches "
           f"of <= {args.max_tokens} padded tokens per side ({tokens:,} target tokens), {args.threads} threads, {args.rounds} rounds")
     for k in models: print(f'  {k:6} median {med[k]:8,.0f} target tokens/s   (rounds: {", ".join(f"{x:,.0f}" for x in rates[k])})')

@@ -636,9 +636,9 @@ def test_greedy_never_emits_pad_or_bos(model_dir):
     model = Transformer.from_pretrained(model_dir)
     c = model.config
     bump = torch.zeros(c.tgt_vocab)
-    bump[[c.pad_id, c.bos_id]] = 100.0
+    bump[[c.pad_token_id, c.bos_token_id]] = 100.0
     model.generator.register_forward_hook(lambda m, i, o: o + bump)
-    src = torch.tensor([[10, 11, 12, c.eos_id]])
+    src = torch.tensor([[10, 11, 12, c.eos_token_id]])
     for kw in ({}, {'do_sample': True, 'generator': torch.Generator().manual_seed(0)}):
         out = generate(model, src, max_new_tokens=6, **kw)[0].tolist()
-        assert len(out) == 6 and c.pad_id not in out and c.bos_id not in out, out
+        assert len(out) == 6 and c.pad_token_id not in out and c.bos_token_id not in out, out

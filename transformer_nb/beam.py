@@ -103,7 +103,7 @@ def _check_beam_args(model, src, num_beams, num_beam_groups, num_return_sequence
 @torch.inference_mode()
 def beam_search(
     model: Transformer,
-    src: Tensor,  # (B, S) source ids, padded with pad_id
+    src: Tensor,  # (B, S) source ids, padded with pad_token_id
     num_beams: int = 4,  # K: hypotheses kept per sentence (the paper: 4)
     max_new_tokens: int | None = None,  # None: source length + 50 per sentence (the paper), capped by max_len
     min_new_tokens: int = 0,  # ⟨EOS⟩ suppressed until this many tokens exist
@@ -116,7 +116,7 @@ def beam_search(
     repetition_penalty: float = 1.0,  # θ: scores of tokens already generated are multiplied (if < 0) or divided by θ
     repetition_window: int | None = None,  # only the last this-many tokens count for the repetition penalty
     no_repeat_ngram_size: int = 0,  # forbid repeating any n-gram of this size (0 = off)
-    return_scores: bool = False,  # also return the normalised scores (B·num_return_sequences,)
+    output_scores: bool = False,  # also return the normalised scores (B·num_return_sequences,)
     trace: list | None = None,  # a list that receives one record per step (see `beam_trace`)
 ):  # (B·R, T) long [, (B·R,) float]
     "Batched beam search on the KV cache with length normalisation, early stopping, n-best lists, diverse groups and penalties."
@@ -126,8 +126,8 @@ def beam_search(
                      max_new_tokens)
     c, (B, dev) = model.config, (src.size(0), src.device)
     K, G, R, V = num_beams, num_beam_groups, num_return_sequences, c.tgt_vocab
-    k, eos, pad, NEG = K // G, c.eos_id, c.pad_id, float('-inf')
-    if B == 0: return (src.new_zeros(0, 0), torch.zeros(0, device=dev)) if return_scores else src.new_zeros(0, 0)
+    k, eos, pad, NEG = K // G, c.eos_token_id, c.pad_token_id, float('-inf')
+    if B == 0: return (src.new_zeros(0, 0), torch.zeros(0, device=dev)) if output_scores else src.new_zeros(0, 0)
     limit = (src != pad).sum(1) + 50 if max_new_tokens is None else torch.full((B,), max_new_tokens, device=dev)
     limit = limit.clamp(max=c.max_len)  # (B,) tokens each sentence may generate
     L = int(limit.max()) + 1  # token buffer width: ⟨BOS⟩ + the longest output
@@ -139,7 +139,7 @@ def beam_search(
         memory, src_mask = model.encode(src)  # (B, S, d_model), (B, 1, 1, S): once per sentence
         dec = IncrementalDecoder(model, memory, src_mask, L - 1, group=K)
         seq = torch.full((B, G, k, L), pad, dtype=torch.long, device=dev)  # running hypotheses
-        seq[..., 0] = c.bos_id
+        seq[..., 0] = c.bos_token_id
         run = torch.full((B, G, k), NEG, device=dev)  # their summed scores
         run[:, :, 0] = 0.0  # one live beam per group at the start
         fin_seq, fin = seq.clone(), torch.full((B, G, k), NEG, device=dev)  # finished pool per group, normalised scores
@@ -148,7 +148,7 @@ def beam_search(
         out_seq = torch.full((B, R, L), pad, dtype=torch.long, device=dev)
         out_score = torch.full((B, R), NEG, device=dev)
         top_k = torch.arange(2 * k, device=dev) < k  # (2k,): only the best k candidates may finish
-        never = torch.tensor([pad, c.bos_id], device=dev)
+        never = torch.tensor([pad, c.bos_token_id], device=dev)
         tokens = seq[..., 0].reshape(-1)  # (B·K,) newest token of every row
         for t in range(L - 1):
             n = ids.numel()
@@ -221,7 +221,7 @@ def beam_search(
             tokens = seq.view(n * K, L)[:, t + 1]
         out = out_seq[:, :, 1:].reshape(B * R, L - 1)  # without ⟨BOS⟩
         out = out[:, :max(int((out != pad).sum(1).max()), 1)]  # cut to the longest
-        return (out, out_score.view(B * R)) if return_scores else out
+        return (out, out_score.view(B * R)) if output_scores else out
     finally:
         model.train(was_training)
 
@@ -236,8 +236,8 @@ def marian_copy(model: Transformer):
         vocab_size=c.tgt_vocab, d_model=c.d_model, encoder_layers=c.n_encoder_layers, decoder_layers=c.n_decoder_layers,
         encoder_attention_heads=c.n_heads, decoder_attention_heads=c.n_heads, encoder_ffn_dim=c.d_ff,
         decoder_ffn_dim=c.d_ff, activation_function=c.activation, max_position_embeddings=c.max_len, dropout=0.0,
-        attention_dropout=0.0, activation_dropout=0.0, scale_embedding=True, pad_token_id=c.pad_id,
-        eos_token_id=c.eos_id, bos_token_id=c.bos_id, decoder_start_token_id=c.bos_id, forced_eos_token_id=None,
+        attention_dropout=0.0, activation_dropout=0.0, scale_embedding=True, pad_token_id=c.pad_token_id,
+        eos_token_id=c.eos_token_id, bos_token_id=c.bos_token_id, decoder_start_token_id=c.bos_token_id, forced_eos_token_id=None,
         tie_word_embeddings=True)).eval()
     D = c.d_model
     # Our sinusoidal table interleaves sin/cos per frequency; Marian's puts all sines first, then all cosines.
@@ -288,8 +288,8 @@ def beam_trace(
     src = src.view(1, -1)
     kwargs.setdefault('num_return_sequences', kwargs.get('num_beams', 4))
     steps = []
-    toks, scores = beam_search(model, src, trace=steps, return_scores=True, **kwargs)
-    eos, pad = model.config.eos_id, model.config.pad_id
+    toks, scores = beam_search(model, src, trace=steps, output_scores=True, **kwargs)
+    eos, pad = model.config.eos_token_id, model.config.pad_token_id
     def tokens(row):
         row = [t for t in row.tolist() if t != pad]
         return row[:row.index(eos) + 1] if eos in row else row

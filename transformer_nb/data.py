@@ -330,7 +330,7 @@ def clean_text(text: str) -> str:
 # %% ../nbs/09_data.ipynb #e0e2bfcb
 class Tokenizer:
     "A SentencePiece model shared by both languages, with fixed special ids pad=0, unk=1, bos=2, eos=3."
-    pad_id, unk_id, bos_id, eos_id = 0, 1, 2, 3
+    pad_token_id, unk_token_id, bos_token_id, eos_token_id = 0, 1, 2, 3
     file_name = 'tokenizer.model'
 
     def __init__(self, model_proto: bytes):  # a serialized SentencePiece model
@@ -386,8 +386,8 @@ class Tokenizer:
         single = len(ids) == 0 or isinstance(ids[0], int)
         def clean(row):
             row = list(row)
-            if self.eos_id in row: row = row[:row.index(self.eos_id)]
-            return [i for i in row if i not in (self.pad_id, self.bos_id)]
+            if self.eos_token_id in row: row = row[:row.index(self.eos_token_id)]
+            return [i for i in row if i not in (self.pad_token_id, self.bos_token_id)]
         out = [self.sp.decode(clean(r)) for r in ([ids] if single else ids)]
         return out[0] if single else out
 
@@ -453,12 +453,12 @@ class PairDataset(torch.utils.data.Dataset):
 
 def collate(
     batch: Sequence,  # list of (src (S_i,), tgt (T_i,)) long tensors
-    pad_id: int = 0,
-) -> tuple:  # src (B, S), tgt (B, T), padded with pad_id
+    pad_token_id: int = 0,
+) -> tuple:  # src (B, S), tgt (B, T), padded with pad_token_id
     "Pad a list of id pairs into `src (B, S)` and `tgt (B, T)` long tensors."
     if len(batch) == 0: raise ValueError('collate got an empty batch')
-    src = pad_sequence([s for s, _ in batch], batch_first=True, padding_value=pad_id)  # (B, S)
-    tgt = pad_sequence([t for _, t in batch], batch_first=True, padding_value=pad_id)  # (B, T)
+    src = pad_sequence([s for s, _ in batch], batch_first=True, padding_value=pad_token_id)  # (B, S)
+    tgt = pad_sequence([t for _, t in batch], batch_first=True, padding_value=pad_token_id)  # (B, T)
     if src.dtype != torch.long or tgt.dtype != torch.long: raise TypeError(f'ids must be torch.long, got {src.dtype}, {tgt.dtype}')
     return src, tgt
 

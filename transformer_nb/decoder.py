@@ -16,10 +16,10 @@ from .encoder import Embeddings
 from fastcore.basics import patch
 
 # %% ../nbs/07_decoder.ipynb #3dce21fa
-def shift_right(labels: Tensor, bos_id: int) -> Tensor:  # (B, T) -> (B, T)
+def shift_right(labels: Tensor, bos_token_id: int) -> Tensor:  # (B, T) -> (B, T)
     "Decoder input for teacher forcing: ⟨BOS⟩ followed by `labels` without its last position."
     if labels.dim() != 2: raise ValueError(f"labels must have shape (B, T), got {tuple(labels.shape)}")
-    return torch.cat([labels.new_full((labels.size(0), 1), bos_id), labels[:, :-1]], dim=1)
+    return torch.cat([labels.new_full((labels.size(0), 1), bos_token_id), labels[:, :-1]], dim=1)
 
 # %% ../nbs/07_decoder.ipynb #01e52cd5
 class DecoderLayer(nn.Module):
@@ -88,18 +88,18 @@ class Decoder(nn.Module):
                  n_layers: int = 6, dropout: float = 0.1, attention_dropout: float = 0.0,
                  activation_dropout: float = 0.0, activation: str = 'relu',
                  norm_first: bool = False, positional: str = 'sinusoidal', max_len: int = 1024,
-                 pad_id: int = 0, eps: float = 1e-5, embedding: Embeddings | None = None):
+                 pad_token_id: int = 0, eps: float = 1e-5, embedding: Embeddings | None = None):
         super().__init__()
         if n_layers <= 0: raise ValueError(f"n_layers must be positive, got {n_layers}")
         self.embedding = embedding if embedding is not None else Embeddings(vocab_size, d_model,
-                                                                            pad_id)
+                                                                            pad_token_id)
         self.positions = positional_encoding(positional, d_model, max_len)
         self.dropout = nn.Dropout(dropout)
         self.layers = nn.ModuleList(
             DecoderLayer(d_model, n_heads, d_ff, dropout, attention_dropout, activation_dropout,
                          activation, norm_first, eps) for _ in range(n_layers))
         self.final_norm = nn.LayerNorm(d_model, eps=eps) if norm_first else None
-        self.pad_id, self.max_len = pad_id, max_len
+        self.pad_token_id, self.max_len = pad_token_id, max_len
 
     def init_cache(self, capacity: int = 0, group: int = 1) -> DecoderCache:
         "An empty cache; the first step with it projects the memory into its cross caches."

@@ -17,14 +17,14 @@ from .sublayer import SublayerConnection
 # %% ../nbs/06_encoder.ipynb #bc36eaa6
 class Embeddings(nn.Module):
     "Token embedding scaled by √d_model; `weight` (V, d_model) may be shared with other embeddings and the output projection."
-    def __init__(self, vocab_size: int, d_model: int, pad_id: int | None = 0):
+    def __init__(self, vocab_size: int, d_model: int, pad_token_id: int | None = 0):
         super().__init__()
         if vocab_size <= 0 or d_model <= 0: raise ValueError(f"vocab_size and d_model must be positive, got {vocab_size}, {d_model}")
-        self.embed = nn.Embedding(vocab_size, d_model, padding_idx=pad_id)
+        self.embed = nn.Embedding(vocab_size, d_model, padding_idx=pad_token_id)
         self.d_model, self.scale = d_model, math.sqrt(d_model)
         nn.init.normal_(self.embed.weight, std=d_model ** -0.5)
-        if pad_id is not None:
-            with torch.no_grad(): self.embed.weight[pad_id].zero_()
+        if pad_token_id is not None:
+            with torch.no_grad(): self.embed.weight[pad_token_id].zero_()
 
     @property
     def weight(self) -> nn.Parameter: return self.embed.weight
@@ -35,10 +35,10 @@ class Embeddings(nn.Module):
         return self.embed(ids) * self.scale
 
 # %% ../nbs/06_encoder.ipynb #e36337ec
-def padding_mask(ids: Tensor, pad_id: int = 0) -> Tensor:  # (B, L) -> (B, 1, 1, L) bool, True = real token
+def padding_mask(ids: Tensor, pad_token_id: int = 0) -> Tensor:  # (B, L) -> (B, 1, 1, L) bool, True = real token
     "Key mask for attention over `ids`: True where the token is not padding."
     if ids.dim() != 2: raise ValueError(f"expected token ids of shape (B, L), got {tuple(ids.shape)}")
-    return (ids != pad_id)[:, None, None, :]
+    return (ids != pad_token_id)[:, None, None, :]
 
 def check_token_ids(ids: Tensor, vocab_size: int, name: str = 'ids') -> None:
     "Raise a clear error unless `ids` is a (B, L) integer tensor with values in [0, vocab_size)."
@@ -76,16 +76,16 @@ class Encoder(nn.Module):
     def __init__(self, vocab_size: int, d_model: int = 512, n_heads: int = 8, d_ff: int = 2048, n_layers: int = 6,
                  dropout: float = 0.1, attention_dropout: float = 0.0, activation_dropout: float = 0.0,
                  activation: str = 'relu', norm_first: bool = False, positional: str = 'sinusoidal',
-                 max_len: int = 1024, pad_id: int = 0, eps: float = 1e-5, embedding: Embeddings | None = None):
+                 max_len: int = 1024, pad_token_id: int = 0, eps: float = 1e-5, embedding: Embeddings | None = None):
         super().__init__()
         if n_layers <= 0: raise ValueError(f"n_layers must be positive, got {n_layers}")
-        self.embedding = embedding if embedding is not None else Embeddings(vocab_size, d_model, pad_id)
+        self.embedding = embedding if embedding is not None else Embeddings(vocab_size, d_model, pad_token_id)
         self.positions = positional_encoding(positional, d_model, max_len)
         self.dropout = nn.Dropout(dropout)
         self.layers = nn.ModuleList(EncoderLayer(d_model, n_heads, d_ff, dropout, attention_dropout, activation_dropout,
                                                  activation, norm_first, eps) for _ in range(n_layers))
         self.final_norm = nn.LayerNorm(d_model, eps=eps) if norm_first else None
-        self.pad_id, self.max_len = pad_id, max_len
+        self.pad_token_id, self.max_len = pad_token_id, max_len
 
     def embed(self, src: Tensor) -> Tensor:  # (B, S) -> (B, S, d_model)
         return self.dropout(self.positions(self.embedding(src)))
@@ -101,7 +101,7 @@ class Encoder(nn.Module):
 
     def forward(self, src: Tensor, mask: Tensor | None = None, need_weights: bool = False) -> tuple[Tensor, list]:
         "src (B, S) token ids -> memory Z (B, S, d_model) and a list of per-layer (B, h, S, S) weights (None unless asked)."
-        if mask is None: mask = padding_mask(src, self.pad_id)
+        if mask is None: mask = padding_mask(src, self.pad_token_id)
         return self.run_layers(self.embed(src), mask, need_weights)
 
 # %% ../nbs/06_encoder.ipynb #ad00d33c

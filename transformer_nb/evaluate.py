@@ -200,12 +200,12 @@ def unknown_characters(
     for ch in text:
         if ch.isspace() or ch in seen: continue
         seen.add(ch)
-        if tok.unk_id in tok.sp.encode(ch): out.append(ch)
+        if tok.unk_token_id in tok.sp.encode(ch): out.append(ch)
     return out
 
-def count_unknown(ids: Sequence[int], unk_id: int = Tokenizer.unk_id) -> int:
+def count_unknown(ids: Sequence[int], unk_token_id: int = Tokenizer.unk_token_id) -> int:
     "How many of `ids` are the unknown piece."
-    return sum(1 for i in ids if i == unk_id)
+    return sum(1 for i in ids if i == unk_token_id)
 
 # %% ../nbs/17_evaluation.ipynb #7f751cbd
 def length_ratios(hypotheses: Sequence[str], references: Sequence[str]) -> np.ndarray:
@@ -427,7 +427,7 @@ def head_statistics(
     try:
         for s, t in zip(tok.encode(pairs.src), tok.encode(pairs.tgt)):
             src, tgt = torch.tensor([s]), torch.tensor([t])  # (1, S), (1, T)
-            maps = model.attention_maps(src, shift_right(tgt, c.bos_id))
+            maps = model.attention_maps(src, shift_right(tgt, c.bos_token_id))
             for kind, layers in maps.items():
                 for l, w in enumerate(layers):
                     w = w[0].float()  # (h, L_q, L_k)

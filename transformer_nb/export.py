@@ -45,8 +45,8 @@ def vocabulary(tok: Tokenizer, size: int) -> list:
 def check_pair(model: Transformer, tok: Tokenizer):
     "Fail unless the tokenizer's special ids and size fit the model."
     c = model.config
-    ids, want = (tok.pad_id, tok.unk_id, tok.bos_id, tok.eos_id), (
-        c.pad_id, c.unk_id, c.bos_id, c.eos_id)
+    ids, want = (tok.pad_token_id, tok.unk_token_id, tok.bos_token_id, tok.eos_token_id), (
+        c.pad_token_id, c.unk_token_id, c.bos_token_id, c.eos_token_id)
     if ids != want:
         raise ValueError(f"special ids differ: tokenizer pad/unk/bos/eos = {ids}, "
                          f"model {want}")
@@ -70,9 +70,9 @@ def generation_config(model: Transformer, num_beams: int = 4,
     from transformers import GenerationConfig
     c = model.config
     return GenerationConfig(
-        decoder_start_token_id=c.bos_id, bos_token_id=c.bos_id, eos_token_id=c.eos_id,
-        pad_token_id=c.pad_id, forced_bos_token_id=None, forced_eos_token_id=None,
-        bad_words_ids=[[c.pad_id], [c.bos_id]], num_beams=num_beams,
+        decoder_start_token_id=c.bos_token_id, bos_token_id=c.bos_token_id, eos_token_id=c.eos_token_id,
+        pad_token_id=c.pad_token_id, forced_bos_token_id=None, forced_eos_token_id=None,
+        bad_words_ids=[[c.pad_token_id], [c.bos_token_id]], num_beams=num_beams,
         length_penalty=length_penalty, early_stopping=False, max_length=c.max_len)
 
 def export_hf(model: Transformer, tokenizer: Tokenizer, out_dir,
@@ -147,8 +147,8 @@ def ct2_spec(model: Transformer, tokenizer: Tokenizer):
     spec.register_source_vocabulary(vocabulary(tokenizer, c.src_vocab_size))
     spec.register_target_vocabulary(vocabulary(tokenizer, c.tgt_vocab))
     piece, cfg = tokenizer.sp.id_to_piece, spec.config
-    cfg.unk_token, cfg.eos_token = piece(c.unk_id), piece(c.eos_id)
-    cfg.bos_token = cfg.decoder_start_token = piece(c.bos_id)
+    cfg.unk_token, cfg.eos_token = piece(c.unk_token_id), piece(c.eos_token_id)
+    cfg.bos_token = cfg.decoder_start_token = piece(c.bos_token_id)
     cfg.add_source_eos = True  # the book's sources end with </s>
     cfg.layer_norm_epsilon = c.layer_norm_eps
     return spec

@@ -115,8 +115,8 @@ def next_token(
 @dataclass
 class GenerateOutput:
     "What `generate(..., return_dict_in_generate=True)` returns."
-    sequences: Tensor  # (B, T_out) generated ids, ⟨EOS⟩ then pad_id where finished
-    scores: Tensor | None = None  # (B, T_out, V) float32 raw logits per step, if return_scores
+    sequences: Tensor  # (B, T_out) generated ids, ⟨EOS⟩ then pad_token_id where finished
+    scores: Tensor | None = None  # (B, T_out, V) float32 raw logits per step, if output_scores
     batch_sizes: list = field(default_factory=list)  # active sentences at each step (finished ones are not recomputed)
     past_key_values: object = None  # the final decoder state (its DecoderCache) of the active rows
 
@@ -137,7 +137,7 @@ def _check_generate_args(max_new_tokens, min_new_tokens, temperature, top_k, top
 @torch.inference_mode()
 def generate(
     model: Transformer,
-    src: Tensor,  # (B, S) source ids, padded with pad_id
+    src: Tensor,  # (B, S) source ids, padded with pad_token_id
     max_new_tokens: int | None = None,  # None: source length + 50 per sentence (the paper), capped by max_len
     min_new_tokens: int = 0,  # suppress ⟨EOS⟩ until this many tokens exist
     do_sample: bool = False,  # False: greedy
@@ -146,15 +146,15 @@ def generate(
     top_p: float = 1.0,  # sampling: keep the smallest set with probability >= top_p (1 = all)
     use_cache: bool = True,  # False: recompute the whole prefix every step (the reference)
     generator: torch.Generator | None = None,  # random source for sampling
-    return_scores: bool = False,  # also return the (B, T_out, V) raw logits of every step
+    output_scores: bool = False,  # also return the (B, T_out, V) raw logits of every step
     return_dict_in_generate: bool = False,  # return a `GenerateOutput`
     eos_token_id: int | None = None, pad_token_id: int | None = None, decoder_start_token_id: int | None = None,  # default: model.config's
 ):  # (B, T_out) long; or (sequences, scores); or GenerateOutput
     "Greedy or sampled decoding with a KV cache; each sentence stops at ⟨EOS⟩ and is padded after it."
     c = model.config
-    eos = c.eos_id if eos_token_id is None else eos_token_id
-    pad = c.pad_id if pad_token_id is None else pad_token_id
-    bos = c.bos_id if decoder_start_token_id is None else decoder_start_token_id
+    eos = c.eos_token_id if eos_token_id is None else eos_token_id
+    pad = c.pad_token_id if pad_token_id is None else pad_token_id
+    bos = c.bos_token_id if decoder_start_token_id is None else decoder_start_token_id
     _check_generate_args(max_new_tokens, min_new_tokens, temperature, top_k, top_p, c.max_len,
                          dict(eos_token_id=eos, pad_token_id=pad, decoder_start_token_id=bos), c.tgt_vocab)
     was_training = model.training
@@ -168,7 +168,7 @@ def generate(
         first_stop = int(limits.min()) if B else 0  # no sentence can hit its limit before this step
         dec = (IncrementalDecoder if use_cache else NaiveDecoder)(model, memory, src_mask, T)
         out = torch.full((B, T), pad, dtype=torch.long, device=dev)  # (B, T)
-        scores = torch.zeros(B, T, c.tgt_vocab, device=dev) if return_scores else None  # (B, T, V)
+        scores = torch.zeros(B, T, c.tgt_vocab, device=dev) if output_scores else None  # (B, T, V)
         rows = torch.arange(B, device=dev)  # output row of each active sentence
         tokens = torch.full((B,), bos, dtype=torch.long, device=dev)  # (B_active,) newest token
         batch_sizes, steps = [], 0
@@ -176,7 +176,7 @@ def generate(
         for t in range(T):
             logits = dec.step(tokens).float()  # (B_active, V)
             batch_sizes.append(tokens.size(0)); steps = t + 1
-            if return_scores: scores[rows, t] = logits
+            if output_scores: scores[rows, t] = logits
             if t < min_new_tokens: logits[:, eos] = float('-inf')
             logits.index_fill_(1, banned, float('-inf'))  # pad, bos: never output
             tokens = next_token(logits, do_sample, temperature, top_k, top_p, generator)  # (B_active,)
@@ -192,7 +192,7 @@ def generate(
         if return_dict_in_generate:
             return GenerateOutput(out, None if scores is None else scores[:, :steps], batch_sizes,
                                   getattr(dec, 'cache', None))
-        return (out, scores[:, :steps]) if return_scores else out
+        return (out, scores[:, :steps]) if output_scores else out
     finally:
         model.train(was_training)
 

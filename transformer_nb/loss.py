@@ -23,37 +23,37 @@ def _check_options(smoothing, variant, reduction='mean'):
     if isinstance(smoothing, bool) or not isinstance(smoothing, (int, float)) or not 0 <= smoothing < 1:
         raise ValueError(f"smoothing must be a number in [0, 1), got {smoothing!r}")
 
-def _check_targets(targets: Tensor, V: int, pad_id: int, variant: str):
-    "Raise unless `targets` holds integer class ids in [0, V) (or `pad_id`) and `pad_id` suits the variant."
+def _check_targets(targets: Tensor, V: int, pad_token_id: int, variant: str):
+    "Raise unless `targets` holds integer class ids in [0, V) (or `pad_token_id`) and `pad_token_id` suits the variant."
     if not isinstance(targets, Tensor): raise TypeError(f"targets must be a torch.Tensor, got {type(targets).__name__}")
     if targets.dtype == torch.bool or targets.is_floating_point() or targets.is_complex():
         raise TypeError(f"targets must be integer class ids, got {targets.dtype}")
     if variant == 'exclude_true_and_pad':
         if V < 3: raise ValueError(f"variant 'exclude_true_and_pad' needs V >= 3 classes, got V={V}")
-        if not 0 <= pad_id < V:
-            raise ValueError(f"variant 'exclude_true_and_pad' needs pad_id to be a class in [0, V={V}), got {pad_id}")
-    bad = (targets != pad_id) & ((targets < 0) | (targets >= V))
+        if not 0 <= pad_token_id < V:
+            raise ValueError(f"variant 'exclude_true_and_pad' needs pad_token_id to be a class in [0, V={V}), got {pad_token_id}")
+    bad = (targets != pad_token_id) & ((targets < 0) | (targets >= V))
     if bad.any():
-        raise ValueError(f"target ids must be in [0, V={V}) or equal pad_id={pad_id}; found {targets[bad].unique()[:5].tolist()}")
+        raise ValueError(f"target ids must be in [0, V={V}) or equal pad_token_id={pad_token_id}; found {targets[bad].unique()[:5].tolist()}")
 
 def smoothed_targets(
     targets: Tensor,  # (...) integer class ids
     num_classes: int,  # V
     smoothing: float = 0.1,  # ε
-    pad_id: int = 0,  # positions with this target get an all-zero row
+    pad_token_id: int = 0,  # positions with this target get an all-zero row
     variant: str = 'uniform',  # 'uniform' or 'exclude_true_and_pad'
     dtype: torch.dtype = torch.float32,
 ) -> Tensor:  # (..., V), rows sum to 1 (0 at padding positions)
     "The dense label-smoothed target distribution, for pictures and tests (the loss never builds it)."
-    _check_options(smoothing, variant); _check_targets(targets, num_classes, pad_id, variant)
-    V, eps, keep = num_classes, float(smoothing), targets != pad_id  # keep: (...)
+    _check_options(smoothing, variant); _check_targets(targets, num_classes, pad_token_id, variant)
+    V, eps, keep = num_classes, float(smoothing), targets != pad_token_id  # keep: (...)
     t = targets.masked_fill(~keep, 0).unsqueeze(-1)  # (..., 1)
     if variant == 'uniform':
         y = torch.full((*targets.shape, V), eps / V, dtype=dtype, device=targets.device)  # (..., V)
         y.scatter_(-1, t, 1 - eps + eps / V)
     else:
         y = torch.full((*targets.shape, V), eps / (V - 2), dtype=dtype, device=targets.device)  # (..., V)
-        y[..., pad_id] = 0.0
+        y[..., pad_token_id] = 0.0
         y.scatter_(-1, t, 1 - eps)
     return y * keep.unsqueeze(-1)
 
@@ -74,10 +74,10 @@ def target_entropy(
 def check_loss_inputs(
     logits: Tensor,  # (..., V)
     targets: Tensor,  # (...)
-    pad_id: int = 0,
+    pad_token_id: int = 0,
     variant: str = 'uniform',
 ) -> int:  # V
-    "Validate `logits (..., V)` (floating point) and `targets (...)` (ids in [0, V) or `pad_id`); return V."
+    "Validate `logits (..., V)` (floating point) and `targets (...)` (ids in [0, V) or `pad_token_id`); return V."
     if not isinstance(logits, Tensor): raise TypeError(f"logits must be a torch.Tensor, got {type(logits).__name__}")
     if not logits.is_floating_point(): raise TypeError(f"logits must be floating point, got {logits.dtype}")
     if not isinstance(targets, Tensor): raise TypeError(f"targets must be a torch.Tensor, got {type(targets).__name__}")
@@ -86,7 +86,7 @@ def check_loss_inputs(
                          f"got logits {tuple(logits.shape)} and targets {tuple(targets.shape)}")
     if logits.device != targets.device:
         raise ValueError(f"logits and targets must be on one device, got {logits.device} and {targets.device}")
-    _check_targets(targets, logits.size(-1), pad_id, variant)
+    _check_targets(targets, logits.size(-1), pad_token_id, variant)
     return logits.size(-1)
 
 def _reduce(x: Tensor, keep: Tensor, reduction: str) -> Tensor:
@@ -98,26 +98,26 @@ def _reduce(x: Tensor, keep: Tensor, reduction: str) -> Tensor:
 
 def label_smoothed_nll(
     logits: Tensor,  # (..., V) unnormalised scores
-    targets: Tensor,  # (...) integer class ids; positions equal to `pad_id` are ignored
+    targets: Tensor,  # (...) integer class ids; positions equal to `pad_token_id` are ignored
     smoothing: float = 0.1,  # ε, the probability mass moved off the true class
-    pad_id: int = 0,  # padding id: ignored as a target (and given no mass by 'exclude_true_and_pad')
+    pad_token_id: int = 0,  # padding id: ignored as a target (and given no mass by 'exclude_true_and_pad')
     variant: str = 'uniform',  # 'uniform': ε/V on every class; 'exclude_true_and_pad': ε/(V-2), 0 on pad
     reduction: str = 'mean',  # 'mean' over non-pad tokens, 'sum', or 'none' (shape of `targets`, 0 at pad)
     return_nll: bool = False,  # also return the plain (unsmoothed) NLL, reduced the same way
 ) -> Tensor | tuple[Tensor, Tensor]:
     "Cross-entropy between the label-smoothed target and softmax(`logits`), computed without the dense target."
     _check_options(smoothing, variant, reduction)
-    V = check_loss_inputs(logits, targets, pad_id, variant)
+    V = check_loss_inputs(logits, targets, pad_token_id, variant)
     half = logits.dtype in (torch.float16, torch.bfloat16)
     logp = F.log_softmax(logits, dim=-1, dtype=torch.float32 if half else None)  # (..., V)
-    keep = targets != pad_id  # (...) real tokens
+    keep = targets != pad_token_id  # (...) real tokens
     nll = -logp.gather(-1, targets.masked_fill(~keep, 0).unsqueeze(-1)).squeeze(-1)  # (...) -log p(target)
     eps = float(smoothing)
     if eps == 0: loss = nll
     elif variant == 'uniform':
         loss = (1 - eps) * nll - (eps / V) * logp.sum(-1)
     else:  # the pad column is sliced out, never multiplied by its zero target
-        not_pad = logp[..., :pad_id].sum(-1) + logp[..., pad_id + 1:].sum(-1)  # (...) includes the target
+        not_pad = logp[..., :pad_token_id].sum(-1) + logp[..., pad_token_id + 1:].sum(-1)  # (...) includes the target
         loss = (1 - eps - eps / (V - 2)) * nll - (eps / (V - 2)) * not_pad
     loss = _reduce(loss, keep, reduction)
     return (loss, _reduce(nll, keep, reduction)) if return_nll else loss
@@ -127,32 +127,32 @@ class LabelSmoothingLoss(nn.Module):
     def __init__(
         self,
         smoothing: float = 0.1,  # ε (the paper: 0.1)
-        pad_id: int = 0,  # padding id, ignored as a target
+        pad_token_id: int = 0,  # padding id, ignored as a target
         variant: str = 'uniform',  # 'uniform' (as torch) or 'exclude_true_and_pad' (as the Annotated Transformer)
         reduction: str = 'mean',  # 'mean' over non-pad tokens, 'sum' or 'none'
     ):
         super().__init__()
         _check_options(smoothing, variant, reduction)
-        self.smoothing, self.pad_id, self.variant, self.reduction = smoothing, pad_id, variant, reduction
+        self.smoothing, self.pad_token_id, self.variant, self.reduction = smoothing, pad_token_id, variant, reduction
 
     def forward(self, logits: Tensor, targets: Tensor, return_nll: bool = False):
         "Loss of `logits (..., V)` against `targets (...)`; with `return_nll`, also the unsmoothed NLL."
-        return label_smoothed_nll(logits, targets, self.smoothing, self.pad_id, self.variant, self.reduction, return_nll)
+        return label_smoothed_nll(logits, targets, self.smoothing, self.pad_token_id, self.variant, self.reduction, return_nll)
 
     def extra_repr(self) -> str:
-        return f"smoothing={self.smoothing}, pad_id={self.pad_id}, variant='{self.variant}', reduction='{self.reduction}'"
+        return f"smoothing={self.smoothing}, pad_token_id={self.pad_token_id}, variant='{self.variant}', reduction='{self.reduction}'"
 
 # %% ../nbs/11_label_smoothing.ipynb #78133eb4
 def token_accuracy(
     logits: Tensor,  # (..., V)
     targets: Tensor,  # (...)
-    pad_id: int = 0,  # positions with this target are not counted
+    pad_token_id: int = 0,  # positions with this target are not counted
     reduction: str = 'mean',  # 'mean': fraction correct; 'sum': number correct
 ) -> Tensor:  # 0-dim
     "Fraction (or number) of non-padding positions whose argmax equals the target."
     if reduction not in ('mean', 'sum'): raise ValueError(f"reduction must be 'mean' or 'sum', got {reduction!r}")
-    check_loss_inputs(logits, targets, pad_id)
-    keep = targets != pad_id  # (...)
+    check_loss_inputs(logits, targets, pad_token_id)
+    keep = targets != pad_token_id  # (...)
     correct = ((logits.argmax(-1) == targets) & keep).sum()
     return correct if reduction == 'sum' else correct / keep.sum().clamp_min(1)
 

@@ -438,12 +438,12 @@ def _next_group(self) -> list:
     group = []
     while len(group) < self.cfg.accum_steps and self.sampler.position < len(self.sampler):
         if self._it is None: self._it = iter(self.sampler)
-        group.append(collate([self.train_ds[i] for i in next(self._it)], self.tok.pad_id))
+        group.append(collate([self.train_ds[i] for i in next(self._it)], self.tok.pad_token_id))
     return group
 
 def _train_step(self, group: list) -> dict:
     "One optimizer update on the batches `group`; the loss is averaged over the update's target tokens on all processes."
-    pad, bos, dev = self.tok.pad_id, self.tok.bos_id, self.device
+    pad, bos, dev = self.tok.pad_token_id, self.tok.bos_token_id, self.device
     n_tok = n_local = sum(int((t != pad).sum()) for _, t in group)  # target tokens of this process
     if self.world > 1:  # ... and of the whole update
         t = torch.tensor([n_local], dtype=torch.float64, device=dev); dist.all_reduce(t); n_tok = int(t.item())
@@ -476,7 +476,7 @@ def evaluate_loss(
     autocast=contextlib.nullcontext,  # a context for the forward pass, e.g. `Trainer.autocast`
 ) -> dict:
     "Label-smoothed loss, NLL, perplexity and token accuracy per target token of `model` on `ds`, in eval mode."
-    pad, bos = model.config.pad_id, model.config.bos_id
+    pad, bos = model.config.pad_token_id, model.config.bos_token_id
     budget = max(max_tokens, *ds.src_lens, *ds.tgt_lens)
     was = model.training; model.eval()
     loss = nll = correct = n = 0.0
@@ -636,16 +636,16 @@ def greedy_ids(
 ) -> Tensor:  # (B, T_out) ids, pad after each ⟨EOS⟩
     "Greedy decoding on the model's KV cache: the minimal loop (chapter 13's `generate` is the complete one)."
     c = model.config
-    limit = ((src != c.pad_id).sum(1) + max_new_tokens).clamp(max=c.max_len)  # (B,)
+    limit = ((src != c.pad_token_id).sum(1) + max_new_tokens).clamp(max=c.max_len)  # (B,)
     memory, src_mask = model.encode(src)  # (B, S, d_model), (B, 1, 1, S): once
     cache = model.init_cache(capacity=int(limit.max()))  # the memory is projected at step 1
-    ys = torch.full((src.size(0), 1), c.bos_id, dtype=torch.long, device=src.device)  # (B, 1)
+    ys = torch.full((src.size(0), 1), c.bos_token_id, dtype=torch.long, device=src.device)  # (B, 1)
     done = torch.zeros(src.size(0), dtype=torch.bool, device=src.device)  # (B,)
     for t in range(int(limit.max())):
         h = model.decode(ys[:, -1:], memory, src_mask, cache)  # (B, 1, d_model): one new position
-        nxt = model.generator(h[:, -1]).argmax(-1).masked_fill(done, c.pad_id)  # (B,)
+        nxt = model.generator(h[:, -1]).argmax(-1).masked_fill(done, c.pad_token_id)  # (B,)
         ys = torch.cat([ys, nxt[:, None]], dim=1)  # (B, t + 2)
-        done |= (nxt == c.eos_id) | (t + 1 >= limit)
+        done |= (nxt == c.eos_token_id) | (t + 1 >= limit)
         if bool(done.all()): break
     return ys[:, 1:]
 
@@ -664,7 +664,7 @@ def greedy_translate(
     out = [None] * len(ids)
     for start in range(0, len(order), batch_size):
         rows = order[start:start + batch_size]
-        src = collate([(torch.tensor(ids[i]), torch.tensor([0])) for i in rows], tok.pad_id)[0].to(device)  # (B, S)
+        src = collate([(torch.tensor(ids[i]), torch.tensor([0])) for i in rows], tok.pad_token_id)[0].to(device)  # (B, S)
         hyp = greedy_ids(model, src)  # (B, T_out)
         for i, text in zip(rows, tok.decode(hyp)): out[i] = text
     model.train(was)

@@ -32,12 +32,12 @@ def encode_sources(
     if max_len < 2: raise ValueError(f"max_len must be at least 2 (one piece and ⟨EOS⟩), got {max_len}")
     ids = tok.encode(list(sentences))  # each: pieces + eos
     cut = [i for i, x in enumerate(ids) if len(x) > max_len]
-    for i in cut: ids[i] = ids[i][:max_len - 1] + [tok.eos_id]
+    for i in cut: ids[i] = ids[i][:max_len - 1] + [tok.eos_token_id]
     return ids, cut
 
-def tensor_of(rows: Sequence[Sequence[int]], pad_id: int = 0) -> Tensor:  # -> (B, longest) long
+def tensor_of(rows: Sequence[Sequence[int]], pad_token_id: int = 0) -> Tensor:  # -> (B, longest) long
     "Right-padded batch of id lists."
-    return pad_sequence([torch.tensor(r, dtype=torch.long) for r in rows], batch_first=True, padding_value=pad_id)
+    return pad_sequence([torch.tensor(r, dtype=torch.long) for r in rows], batch_first=True, padding_value=pad_token_id)
 
 # %% ../nbs/15_translate.ipynb #a704b8e4
 def quantize_int8(
@@ -87,9 +87,9 @@ class Translator:
         if tokenizer.vocab_size > min(c.src_vocab_size, c.tgt_vocab):
             raise ValueError(f"the tokenizer has {tokenizer.vocab_size} pieces but the model's vocabulary is "
                              f"{c.src_vocab_size} (source) / {c.tgt_vocab} (target): they do not belong together")
-        ids = (tokenizer.pad_id, tokenizer.unk_id, tokenizer.bos_id, tokenizer.eos_id)
-        if ids != (c.pad_id, c.unk_id, c.bos_id, c.eos_id):
-            raise ValueError(f"special ids differ: tokenizer pad/unk/bos/eos = {ids}, model {(c.pad_id, c.unk_id, c.bos_id, c.eos_id)}")
+        ids = (tokenizer.pad_token_id, tokenizer.unk_token_id, tokenizer.bos_token_id, tokenizer.eos_token_id)
+        if ids != (c.pad_token_id, c.unk_token_id, c.bos_token_id, c.eos_token_id):
+            raise ValueError(f"special ids differ: tokenizer pad/unk/bos/eos = {ids}, model {(c.pad_token_id, c.unk_token_id, c.bos_token_id, c.eos_token_id)}")
         if quantize not in (None, 'int8'):
             raise ValueError(f"quantize must be None or 'int8', got {quantize!r}")
         if device is not None: model = model.to(resolve_device(str(device)))
@@ -136,8 +136,8 @@ class Translator:
 
     def _strip(self, row: list) -> list:  # output ids up to the first ⟨EOS⟩, without ⟨BOS⟩ or padding
         c = self.model.config
-        if c.eos_id in row: row = row[:row.index(c.eos_id)]
-        return [i for i in row if i not in (c.pad_id, c.bos_id)]
+        if c.eos_token_id in row: row = row[:row.index(c.eos_token_id)]
+        return [i for i in row if i not in (c.pad_token_id, c.bos_token_id)]
 
     def translate_ids(
         self,
@@ -163,7 +163,7 @@ class Translator:
         bar = tqdm(total=len(ids), unit='sentence', disable=None if progress else True)
         for start in range(0, len(order), bs):
             rows = order[start:start + bs]
-            src = tensor_of([ids[j] for j in rows], self.tok.pad_id).to(self.device)  # (B, S)
+            src = tensor_of([ids[j] for j in rows], self.tok.pad_token_id).to(self.device)  # (B, S)
             for j, row in zip(rows, self._search(src, s).tolist()): out[todo[j]] = self._strip(row)
             bar.update(len(rows))
         bar.close()
