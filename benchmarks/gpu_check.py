@@ -21,14 +21,14 @@ import torch
 
 from transformer_nb.data import load_bible
 from transformer_nb.evaluate import translate_ids
-from transformer_nb.model import Transformer, pretrained_path
+from transformer_nb.model import TOKENIZER_NAME, Transformer, pretrained_path
 from transformer_nb.data import Tokenizer
 from transformer_nb.train import Trainer, TrainConfig, read_log, resolve_device
 
 
 def train_run(args, out: Path, precision: str, compile: bool) -> dict:
     "One short training run; its loss curve and speed, read back from its log."
-    tok = pretrained_path('book') / Tokenizer.file_name
+    tok = pretrained_path('book') / TOKENIZER_NAME
     cfg = TrainConfig(model='small', tokenizer=str(tok), dropout=0.0, max_steps=args.steps,
                       max_tokens=args.max_tokens, warmup=max(1, args.steps // 4), factor=1.0,
                       train_pairs=args.pairs, valid_pairs=200, log_every=args.log_every,

@@ -19,7 +19,7 @@ from torch import Tensor
 from .data import (Pairs, Tokenizer, BASELINE_BOOKS, BIBLE_BOOKS, load_bible, read_pairs)
 from .decoder import shift_right
 from .model import (CONFIG_NAME, Transformer, TransformerConfig,
-                                  check_model_dir)
+                                  check_model_dir, TOKENIZER_NAME)
 from .translate import Translator, quantize_int8
 from .utils import ArgumentParser, float_in, in_ipython, int_in
 
@@ -335,7 +335,7 @@ def main(argv: list | None = None) -> int:
     "Command line: evaluate a saved model on a TSV file or a corpus split; prints a table and a final JSON line."
     p = _parser()
     a = p.parse_args(argv)
-    try: ckpt = check_model_dir(a.checkpoint, (CONFIG_NAME, Tokenizer.file_name))
+    try: ckpt = check_model_dir(a.checkpoint, (CONFIG_NAME, TOKENIZER_NAME))
     except FileNotFoundError as e: p.error(f"--checkpoint: {e}")
     if a.hypotheses and not Path(a.hypotheses).resolve().parent.is_dir():
         p.error(f"--hypotheses {a.hypotheses}: the folder {Path(a.hypotheses).parent} "

@@ -25,7 +25,7 @@ from torch import nn, Tensor
 
 from .model import (PRESETS, ModelFileError, Transformer,
                                   TransformerConfig, save_pretrained, load_pretrained,
-                                  pretrained_path, read_weights)
+                                  pretrained_path, read_weights, TOKENIZER_NAME)
 from .utils import (ArgumentParser, UsageError, check_fields, in_ipython,
                                   resolve_device)
 from .decoder import shift_right
@@ -356,7 +356,7 @@ class Trainer:
         random.seed(cfg.seed); np.random.seed(cfg.seed); torch.manual_seed(cfg.seed)
         # data; one process trains the tokenizer, the others read it
         self.train_pairs, self.valid_pairs = load_split(cfg, 'train'), load_split(cfg, 'valid')
-        tok_path = self.out / Tokenizer.file_name
+        tok_path = self.out / TOKENIZER_NAME
         if ckpt is None and self.is_main: make_tokenizer(cfg, self.train_pairs, tok_path)
         if self.world > 1: dist.barrier()
         self.tok = Tokenizer.load(tok_path)
@@ -619,7 +619,7 @@ def _export(self, path, which: str = 'averaged', dtype: torch.dtype | None = tor
     "Save the final model and its tokenizer with `save_pretrained` (float16 weights by default), plus the run's log and settings."
     model = self.final_model(which).cpu()
     if dtype is not None: model = model.to(dtype)  # cast first, so that the tied matrix is still one tensor in the file
-    path = save_pretrained(model, path, tokenizer_file=self.out / Tokenizer.file_name, dtype=dtype)
+    path = save_pretrained(model, path, tokenizer_file=self.out / TOKENIZER_NAME, dtype=dtype)
     if (self.out / LOG_NAME).exists(): shutil.copyfile(self.out / LOG_NAME, path / 'training_log.csv')
     (path / 'training_config.json').write_text(json.dumps({**self.cfg.to_dict(), 'weights': which, 'steps': self.step}, indent=2))
     return path
