@@ -22,8 +22,8 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from transformer_nb.data import (BASELINE_BOOKS, PairDataset, Tokenizer, TokenBucketSampler, book_of,
-                                 collate, load_bible)
+from transformer_nb.batching import PairDataset, TokenBucketSampler, collate
+from transformer_nb.data import BASELINE_BOOKS, Tokenizer, book_of, load_bible
 from transformer_nb.decoder import shift_right
 from transformer_nb.evaluate import corpus_scores
 from transformer_nb.loss import label_smoothed_nll

@@ -15,7 +15,8 @@ import argparse, json, statistics, time, warnings
 import torch
 from torch import nn
 
-from transformer_nb.data import Tokenizer, PairDataset, TokenBucketSampler, collate
+from transformer_nb.batching import PairDataset, TokenBucketSampler, collate
+from transformer_nb.data import Tokenizer
 from transformer_nb.decoder import shift_right
 from transformer_nb.encoder import Embeddings
 from transformer_nb.loss import label_smoothed_nll
