@@ -7,7 +7,7 @@ __all__ = ['PRECISIONS', 'DIRECTIONS', 'TRAIN_PRESETS', 'RESUME_FIXED', 'TRAIN_C
            'resolve_precision', 'load_checkpoint', 'average_checkpoints', 'load_split', 'make_tokenizer', 'Trainer',
            'check_train_checkpoint', 'evaluate_loss']
 
-# %% ../nbs/12_training.ipynb #bc07464e
+# %% ../nbs/12_training.ipynb #1e03e004
 import contextlib, json, math, os, random, shutil, sys, time, warnings
 from dataclasses import dataclass, field, asdict, fields
 from pathlib import Path
@@ -83,32 +83,29 @@ class TrainConfig:
 
     def __post_init__(self): _check_config(self)  # the checks: below
 
-# %% ../nbs/12_training.ipynb #b25cb1e0
+# %% ../nbs/12_training.ipynb #9ee14fba
 _COUNTS = ('vocab_size', 'max_len', 'max_tokens', 'accum_steps', 'warmup', 'log_every',
            'keep_checkpoints', 'average_last')  # positive integers
 _OPTIONAL_COUNTS = ('train_pairs', 'valid_pairs', 'epochs', 'max_steps', 'eval_every',
                     'save_every', 'patience', 'threads')  # positive integers or None
 
-def _number(v) -> bool: return isinstance(v, (int, float)) and not isinstance(v, bool)
-def _count(v) -> bool: return isinstance(v, int) and _number(v) and v >= 1
-
 def _check_ranges(cfg: TrainConfig):
     "Raise ValueError naming the first numeric field of `cfg` outside its range."
-    for name in _COUNTS + _OPTIONAL_COUNTS:
-        v, optional = getattr(cfg, name), name in _OPTIONAL_COUNTS
-        if not (_count(v) or (v is None and optional)):
-            kind = 'a positive integer or None' if optional else 'a positive integer'
-            raise ValueError(f"{name} must be {kind}, got {v!r}")
+    for name in _COUNTS + _OPTIONAL_COUNTS:  # ints (or None) already: `check_fields`
+        v = getattr(cfg, name)
+        if v is not None and v < 1:
+            none = ' or None' if name in _OPTIONAL_COUNTS else ''
+            raise ValueError(f"{name} must be a positive integer{none}, got {v!r}")
     for name in ('factor', 'time_budget', 'clip_norm'):
         v = getattr(cfg, name)
-        if (v is not None or name == 'factor') and not (_number(v) and v > 0):
+        if v is not None and not v > 0:
             raise ValueError(f"{name} must be a positive number, got {v!r}")
     for name in ('label_smoothing', 'dropout'):
         v = getattr(cfg, name)
         if v is not None and not 0 <= v < 1:
             raise ValueError(f"{name} must be in [0, 1), got {v}")
 
-# %% ../nbs/12_training.ipynb #73a31cb5
+# %% ../nbs/12_training.ipynb #e450e4a3
 def _check_config(cfg: TrainConfig):
     "The checks of `TrainConfig`: types, choices, ranges, a limit, known overrides."
     check_fields(cfg)  # each field has its annotated type
@@ -132,7 +129,7 @@ def _check_config(cfg: TrainConfig):
         raise ValueError("model_overrides has unknown TransformerConfig fields "
                          f"{sorted(unknown)}")
 
-# %% ../nbs/12_training.ipynb #40a169b4
+# %% ../nbs/12_training.ipynb #3fc3130c
 @patch(cls_method=True)
 def preset(cls: TrainConfig, name: str, **overrides) -> TrainConfig:
     "A named training set-up (see `TRAIN_PRESETS`), with any field overridden."
@@ -164,7 +161,7 @@ TRAIN_PRESETS = {
                  progress=False, out_dir='runs/tiny'),
 }
 
-# %% ../nbs/12_training.ipynb #81293e13
+# %% ../nbs/12_training.ipynb #83aee48d
 def resolve_precision(precision: str, device: torch.device) -> torch.dtype:
     "The autocast dtype: 'auto' is bf16 on GPUs that have it, else fp16; fp32 on CPUs."
     if precision not in PRECISIONS:
@@ -174,7 +171,7 @@ def resolve_precision(precision: str, device: torch.device) -> torch.dtype:
         return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
     return dict(fp32=torch.float32, bf16=torch.bfloat16, fp16=torch.float16)[precision]
 
-# %% ../nbs/12_training.ipynb #0ab1034f
+# %% ../nbs/12_training.ipynb #50a330ab
 def load_checkpoint(path, map_location='cpu') -> dict:
     "Read a checkpoint or weight file with `torch.load(weights_only=True)`."
     state = read_weights(path, map_location, what='checkpoint')  # names a broken file
@@ -183,7 +180,7 @@ def load_checkpoint(path, map_location='cpu') -> dict:
                              "not a checkpoint (a dict)")
     return state
 
-# %% ../nbs/12_training.ipynb #f7b7d2b2
+# %% ../nbs/12_training.ipynb #6661d71f
 def _model_weights(path) -> dict:
     "The model weights in a checkpoint or a weight file, or an error naming the file."
     state = load_checkpoint(path)
@@ -198,7 +195,7 @@ def average_checkpoints(paths) -> dict:
     if not paths: raise ValueError("average_checkpoints needs at least one checkpoint")
     return average_state_dicts(map(_model_weights, paths), names=paths)
 
-# %% ../nbs/12_training.ipynb #661c6299
+# %% ../nbs/12_training.ipynb #705d175b
 def load_split(cfg: TrainConfig, split: str, books=None):
     "One split of the corpus in the run's direction, cut to `train_pairs` / `valid_pairs` if set."
     pairs = load_bible(split, src_lang=cfg.direction.split('-')[0], books=books, path=cfg.corpus)
@@ -212,7 +209,7 @@ def make_tokenizer(cfg: TrainConfig, train_pairs, path=None) -> Tokenizer:
     if path is not None: tok.save(path)
     return tok
 
-# %% ../nbs/12_training.ipynb #bb2b56b6
+# %% ../nbs/12_training.ipynb #bd3bfcf1
 # settings that fix the model, the data order and one update: a resumed run keeps them
 RESUME_FIXED = ('model', 'model_overrides', 'dropout', 'direction', 'corpus',
                 'train_pairs', 'vocab_size', 'max_len', 'max_tokens', 'accum_steps',
@@ -235,7 +232,7 @@ class Trainer:
                        if self.is_main else None)
         self._it = self._t0 = self._saved_step = self._stop_signal = self.stopped = None
 
-# %% ../nbs/12_training.ipynb #6e52ccd1
+# %% ../nbs/12_training.ipynb #9f916d60
 @patch
 def _setup_process(self: Trainer):
     "Rank and world size (from torchrun), the device, the process group, the threads."
@@ -250,7 +247,7 @@ def _setup_process(self: Trainer):
         share = (os.cpu_count() or 1) // int(env.get('LOCAL_WORLD_SIZE', 1))
         torch.set_num_threads(self.cfg.threads or max(1, share))
 
-# %% ../nbs/12_training.ipynb #3deb6236
+# %% ../nbs/12_training.ipynb #2553a543
 TRAIN_CHECKPOINT_KEYS = ('step', 'elapsed', 'tokens_seen', 'best', 'best_step',
                          'bad_evals', 'train_config', 'model', 'optimizer', 'scheduler',
                          'scaler', 'sampler', 'rng', 'log_acc')
@@ -269,7 +266,7 @@ def check_train_checkpoint(ckpt: dict, path) -> dict:
                              "of this version")
     return ckpt
 
-# %% ../nbs/12_training.ipynb #5deb95bf
+# %% ../nbs/12_training.ipynb #e819ab0c
 @patch
 def _open_run(self: Trainer, resume: bool, overwrite: bool) -> dict | None:
     "Check the run folder and the input files; the checkpoint to resume from, or None."
@@ -303,7 +300,7 @@ def _clear_run(self: Trainer, overwrite: bool):
     if self.is_main: clear_run(self.out)
     if self.world > 1: dist.barrier()
 
-# %% ../nbs/12_training.ipynb #9023ff40
+# %% ../nbs/12_training.ipynb #cffd5633
 @patch
 def _setup_data(self: Trainer, fresh: bool):
     "The splits, the tokenizer (trained by rank 0 of a new run), the datasets, sampler."
@@ -324,7 +321,7 @@ def _setup_data(self: Trainer, fresh: bool):
     if len(self.sampler) == 0: raise ValueError(
         f"no training batch for rank {self.rank} of {self.world}: too little data")
 
-# %% ../nbs/12_training.ipynb #137aad43
+# %% ../nbs/12_training.ipynb #7d8f1244
 def _empty_acc() -> dict: return {'loss': 0.0, 'nll': 0.0, 'tokens': 0, 'time': 0.0}
 
 @patch
@@ -352,7 +349,7 @@ def _wrap_model(self: Trainer):
         self.net = DistributedDataParallel(self.model, device_ids=ids)
     if self.cfg.compile: self.net = torch.compile(self.net)
 
-# %% ../nbs/12_training.ipynb #882bb33e
+# %% ../nbs/12_training.ipynb #48e53b84
 @patch
 def state_dict(self: Trainer) -> dict:
     "All it takes to continue exactly: weights, optimizer, schedule, sampler, RNGs."
@@ -379,7 +376,7 @@ def load_state_dict(self: Trainer, ckpt: dict):
     self._acc = dict(ckpt['log_acc'])
     if len(ckpt['rng']) == self.world: set_rng_state(ckpt['rng'][self.rank])
 
-# %% ../nbs/12_training.ipynb #8700ac8b
+# %% ../nbs/12_training.ipynb #35a4112c
 @patch
 def save(self: Trainer):
     "Write `checkpoint.pt` (to resume) and a weight snapshot (to average), atomically."
@@ -401,7 +398,7 @@ def _clock(self: Trainer) -> float:
     now = time.perf_counter() - self._t0 if self._t0 is not None else 0.0
     return self.elapsed + now
 
-# %% ../nbs/12_training.ipynb #af1d08b7
+# %% ../nbs/12_training.ipynb #09adae6b
 @patch
 def autocast(self: Trainer):
     "Mixed-precision context for the forward pass (a no-op in float32)."
@@ -417,7 +414,7 @@ def _next_group(self: Trainer) -> list:
         group.append(collate([self.train_ds[i] for i in next(self._it)], pad))
     return group
 
-# %% ../nbs/12_training.ipynb #c6faf379
+# %% ../nbs/12_training.ipynb #a7e8b811
 @patch
 def train_step(self: Trainer, group: list) -> dict:
     "One update on the batches `group`, the loss averaged over its target tokens."
@@ -446,7 +443,7 @@ def train_step(self: Trainer, group: list) -> dict:
     return {'loss': loss_sum, 'nll': nll_sum, 'tokens': n_local, 'update_tokens': n_tok,
             'lr': lr, 'grad_norm': grad_norm}
 
-# %% ../nbs/12_training.ipynb #72e5c703
+# %% ../nbs/12_training.ipynb #0fbe2533
 @torch.no_grad()
 def evaluate_loss(
     model: Transformer,
@@ -474,7 +471,7 @@ def evaluate_loss(
     return {'loss': loss / n, 'nll': nll / n, 'ppl': perplexity(nll, n),
             'acc': correct / n, 'tokens': int(n)}
 
-# %% ../nbs/12_training.ipynb #b3a1c84c
+# %% ../nbs/12_training.ipynb #087a675c
 @patch
 def validate(self: Trainer, model: nn.Module | None = None, split='valid') -> dict:
     "Validate on rank 0, share the loss, log it, keep the best weights, count patience."
@@ -497,7 +494,7 @@ def validate(self: Trainer, model: nn.Module | None = None, split='valid') -> di
     else: self.bad_evals += 1
     return res
 
-# %% ../nbs/12_training.ipynb #159cf060
+# %% ../nbs/12_training.ipynb #71fe4443
 @patch
 def _signals(self: Trainer, defer: bool = False):
     "While training: a first SIGINT or SIGTERM stops at the next step, a second now."
@@ -518,7 +515,7 @@ def _stop_reason(self: Trainer) -> str | None:
     if c.patience and self.bad_evals >= c.patience: return 'early_stopping'
     return None
 
-# %% ../nbs/12_training.ipynb #a904c3ab
+# %% ../nbs/12_training.ipynb #c17fb53f
 @patch
 def fit(self: Trainer) -> dict:
     "Train until a limit is reached, then save, validate and average; a summary."
@@ -542,7 +539,7 @@ def fit(self: Trainer) -> dict:
     if reason in ('interrupted', 'killed'): return summary
     return self._finish(summary)
 
-# %% ../nbs/12_training.ipynb #2a2ad134
+# %% ../nbs/12_training.ipynb #675fa257
 @patch
 def _one_update(self: Trainer, bar):
     "One update and what falls due after it: a log row, the epoch's end, a validation."
@@ -573,7 +570,7 @@ def _log_train(self: Trainer, acc: dict, out: dict, bar):
                     grad_norm=None if gn is None else round(float(gn), 4))
     if bar is not None: show_stats(bar, stats, out['lr'])
 
-# %% ../nbs/12_training.ipynb #9b9e0e6c
+# %% ../nbs/12_training.ipynb #b40f0f40
 @patch
 def _finish(self: Trainer, summary: dict) -> dict:
     "After a run reached its limit: validate the last weights, average the snapshots."
@@ -589,7 +586,7 @@ def _finish(self: Trainer, summary: dict) -> dict:
     if self.logger is not None: self.logger.close()
     return summary
 
-# %% ../nbs/12_training.ipynb #74ce5d05
+# %% ../nbs/12_training.ipynb #8ed8957e
 @patch
 def final_model(self: Trainer, which: str = 'averaged') -> Transformer:
     "A copy of the model with the 'averaged', 'best' or 'last' weights (no file: last)."
