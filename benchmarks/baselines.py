@@ -28,7 +28,7 @@ from transformer_nb.decoder import shift_right
 from transformer_nb.evaluate import corpus_scores
 from transformer_nb.loss import label_smoothed_nll
 from transformer_nb.model import TransformerConfig, pretrained_path
-from transformer_nb.train import build_optimizer
+from transformer_nb.schedule import make_optimizer
 
 sys.path.insert(0, str(Path(__file__).parent))
 from train_throughput import TorchTransformer  # our embeddings and output layer around nn.Transformer
@@ -96,7 +96,7 @@ def torch_baseline(test, args) -> dict:
     ds = PairDataset.from_pairs(train, tok, max_len=256)
     cfg = TransformerConfig.preset('small', src_vocab_size=tok.vocab_size, dropout=0.0)
     model = TorchTransformer(cfg).train()
-    opt, sched = build_optimizer(model, cfg.d_model, warmup=2000, factor=2.0)  # the book preset's
+    opt, sched = make_optimizer(model, cfg.d_model, warmup=2000, factor=2.0)  # the book preset's
     sampler = TokenBucketSampler(ds.src_lens, ds.tgt_lens, 2048, seed=0)
     t0, step, epoch = time.perf_counter(), 0, 0
     while time.perf_counter() - t0 < args.budget * 60:

@@ -23,7 +23,8 @@ from transformer_nb.data import load_bible
 from transformer_nb.evaluate import translate_ids
 from transformer_nb.model import TOKENIZER_NAME, Transformer, pretrained_path
 from transformer_nb.data import Tokenizer
-from transformer_nb.train import Trainer, TrainConfig, read_log, resolve_device
+from transformer_nb.runlog import read_log
+from transformer_nb.train import Trainer, TrainConfig, resolve_device
 
 
 def train_run(args, out: Path, precision: str, compile: bool) -> dict:

@@ -22,7 +22,8 @@ from transformer_nb.encoder import Embeddings
 from transformer_nb.loss import label_smoothed_nll
 from transformer_nb.model import Transformer, TransformerConfig
 from transformer_nb.positional import positional_encoding
-from transformer_nb.train import TrainConfig, build_optimizer, load_split
+from transformer_nb.schedule import make_optimizer
+from transformer_nb.train import TrainConfig, load_split
 
 
 class TorchTransformer(nn.Module):
@@ -51,7 +52,7 @@ class TorchTransformer(nn.Module):
 
 def make_step(model, cfg: TransformerConfig, factor=2.0, warmup=2000, smoothing=0.1, clip=1.0):
     "The trainer's update for one batch: token-averaged label-smoothed loss, backward, clipping, Adam and Noam."
-    opt, sched = build_optimizer(model, cfg.d_model, warmup, factor)
+    opt, sched = make_optimizer(model, cfg.d_model, warmup, factor)  # fused Adam
     def step(src, tgt):
         n = int((tgt != cfg.pad_token_id).sum())
         logits = model(src, shift_right(tgt, cfg.bos_token_id))  # (B, T, V)

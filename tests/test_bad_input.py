@@ -533,7 +533,8 @@ def test_train_help_describes_every_flag(capsys):
         'book   model small',
     ):
         assert text in ' '.join(out.split()) or text in out, text
-    from transformer_nb.train import TrainConfig, build_parser
+    from transformer_nb.train import TrainConfig
+    from transformer_nb.train_cli import build_parser
 
     helps = [
         a.help
@@ -560,7 +561,7 @@ def test_train_second_interrupt_during_final_save(tmp_path):
 
 def test_train_removes_debris(tmp_path):
     "*.tmp files left by a killed save are removed when a run starts in the folder."
-    from transformer_nb.train import remove_debris
+    from transformer_nb.checkpoint import remove_debris
 
     (tmp_path / 'weights').mkdir()
     for p in ('checkpoint.pt.tmp', 'weights/step_0000010.pt.tmp'):

@@ -1,4 +1,4 @@
-"""The training command line, `python -m transformer_nb.train`, run from a subprocess on a tiny subset."""
+"""The training command line, `transformer-nb train` (`python -m transformer_nb.train_cli`), run from a subprocess on a tiny subset."""
 import json, subprocess, sys
 from pathlib import Path
 
@@ -6,13 +6,14 @@ import pytest
 import torch
 
 from transformer_nb.model import load_pretrained
-from transformer_nb.train import load_checkpoint, read_log
+from transformer_nb.runlog import read_log
+from transformer_nb.train import load_checkpoint
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def train(*args, timeout=600):
-    return subprocess.run([sys.executable, '-m', 'transformer_nb.train', *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run([sys.executable, '-m', 'transformer_nb.train_cli', *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout)
 
 
 def test_help_lists_the_config_flags():

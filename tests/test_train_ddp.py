@@ -8,7 +8,8 @@ import torch
 import torch.distributed as dist
 
 from transformer_nb.data import Tokenizer
-from transformer_nb.train import TrainConfig, load_checkpoint, load_split, read_log
+from transformer_nb.runlog import read_log
+from transformer_nb.train import TrainConfig, load_checkpoint, load_split
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.skipif(not dist.is_available() or not dist.is_gloo_available(), reason='needs torch.distributed with gloo')
@@ -18,7 +19,7 @@ STEPS = 5
 def test_two_processes_match_one_with_accumulation(tmp_path):
     pairs = load_split(TrainConfig.preset('tiny'), 'train')
     tok = str(Tokenizer.train(pairs.src + pairs.tgt, vocab_size=600).save(tmp_path / 'tok.model'))
-    common = ['-m', 'transformer_nb.train', '--preset', 'tiny', '--tokenizer', tok, '--dropout', '0', '--threads', '1',
+    common = ['-m', 'transformer_nb.train_cli', '--preset', 'tiny', '--tokenizer', tok, '--dropout', '0', '--threads', '1',
               '--max-steps', str(STEPS), '--log-every', '1', '--eval-every', '1000', '--save-every', '1000', '--average-last', '1']
     env = {**os.environ, 'MASTER_ADDR': '127.0.0.1', 'GLOO_SOCKET_IFNAME': 'lo', 'OMP_NUM_THREADS': '1'}
     one = subprocess.run([sys.executable, *common, '--out-dir', str(tmp_path / 'one'), '--accum-steps', '2'],

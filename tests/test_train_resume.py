@@ -1,4 +1,4 @@
-"""Checkpoints of `transformer_nb.train`: Ctrl-C (SIGINT) saves one, and resuming reaches bit-identical weights."""
+"""Checkpoints of `transformer_nb.train`, through its command (`transformer_nb.train_cli`): Ctrl-C (SIGINT) saves one, and resuming reaches bit-identical weights."""
 import os, signal, subprocess, sys, time
 from pathlib import Path
 
@@ -6,7 +6,8 @@ import pytest
 import torch
 
 from transformer_nb.data import Tokenizer
-from transformer_nb.train import TrainConfig, load_checkpoint, load_split, read_log
+from transformer_nb.runlog import read_log
+from transformer_nb.train import TrainConfig, load_checkpoint, load_split
 
 ROOT = Path(__file__).resolve().parents[1]
 STEPS = 60  # the reference run's length; the interrupted run is stopped well before
@@ -20,7 +21,7 @@ def tokenizer(tmp_path_factory):
 
 
 def cli(out, tokenizer, *extra):
-    return [sys.executable, '-m', 'transformer_nb.train', '--preset', 'tiny', '--out-dir', str(out), '--tokenizer', tokenizer,
+    return [sys.executable, '-m', 'transformer_nb.train_cli', '--preset', 'tiny', '--out-dir', str(out), '--tokenizer', tokenizer,
             '--threads', '1', '--dropout', '0.1', '--log-every', '1', '--eval-every', '25', '--save-every', '1000', *extra]
 
 
@@ -52,7 +53,7 @@ def test_sigint_saves_and_resume_is_bit_exact(tmp_path, tokenizer):
     assert 6 <= stopped_at < STEPS, f'stopped at step {stopped_at}'
     assert not list((tmp_path / 'int').glob('*.tmp')), 'a temporary checkpoint file was left behind'
     # resume with the reference's limit: the flags given now override the run's own
-    res = run([sys.executable, '-m', 'transformer_nb.train', '--resume', '--out-dir', str(tmp_path / 'int'),
+    res = run([sys.executable, '-m', 'transformer_nb.train_cli', '--resume', '--out-dir', str(tmp_path / 'int'),
                '--max-steps', str(STEPS)])
     assert res.returncode == 0, res.stderr[-2000:]
     a = load_checkpoint(tmp_path / 'ref' / 'checkpoint.pt')
@@ -71,9 +72,9 @@ def test_sigint_saves_and_resume_is_bit_exact(tmp_path, tokenizer):
 def test_resume_refuses_a_different_setup(tmp_path, tokenizer):
     ok = run(cli(tmp_path / 'r', tokenizer, '--max-steps', '3', '--average-last', '1'))
     assert ok.returncode == 0, ok.stderr[-2000:]
-    bad = run([sys.executable, '-m', 'transformer_nb.train', '--resume', '--out-dir', str(tmp_path / 'r'), '--max-tokens', '1024'])
+    bad = run([sys.executable, '-m', 'transformer_nb.train_cli', '--resume', '--out-dir', str(tmp_path / 'r'), '--max-tokens', '1024'])
     assert bad.returncode != 0 and 'max_tokens: 512 -> 1024' in bad.stderr
-    missing = run([sys.executable, '-m', 'transformer_nb.train', '--resume', '--out-dir', str(tmp_path / 'nothing')])
+    missing = run([sys.executable, '-m', 'transformer_nb.train_cli', '--resume', '--out-dir', str(tmp_path / 'nothing')])
     assert missing.returncode != 0 and 'no checkpoint' in missing.stderr
     # a new run in the same folder must say so; then the old checkpoints are deleted first
     again = run(cli(tmp_path / 'r', tokenizer, '--max-steps', '2', '--average-last', '1'))

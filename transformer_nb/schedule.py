@@ -10,7 +10,7 @@ import math
 import operator
 from typing import Iterable
 
-from torch import nn
+from torch import nn, Tensor
 from torch.optim import Adam, Optimizer
 from torch.optim.lr_scheduler import LRScheduler
 
@@ -58,18 +58,41 @@ class NoamScheduler(LRScheduler):
 
     _get_closed_form_lr = get_lr  # the schedule is a closed form: no dependence on the previous lr
 
+
+# %% ../nbs/10_noam.ipynb #d5c6c6ae
+def _param_list(model_or_params) -> list:
+    "A model's trainable parameters, or the given parameters or groups as a list."
+    if isinstance(model_or_params, nn.Module):
+        return [p for p in model_or_params.parameters() if p.requires_grad]
+    if isinstance(model_or_params, Tensor):
+        raise TypeError("make_optimizer takes a model or an iterable of parameters, "
+                        "not one tensor: pass [tensor]")
+    def group(g):
+        if not isinstance(g, dict): return g
+        ps = g['params']
+        return {**g, 'params': [ps] if isinstance(ps, Tensor) else list(ps)}
+    return [group(g) for g in model_or_params]
+
+def _fusable(params: list) -> bool:
+    "Whether PyTorch has a fused Adam kernel for the devices of `params` (CPU, CUDA)."
+    tensors = [p for g in params for p in (g['params'] if isinstance(g, dict) else [g])]
+    return all(p.device.type in ('cpu', 'cuda') for p in tensors)
+
 def make_optimizer(
-    model_or_params: nn.Module | Iterable,  # a model, or parameters / parameter-group dicts
+    model_or_params: nn.Module | Iterable,  # a model, or parameters / group dicts
     d_model: int,  # model width
     warmup: int = 4000,  # steps of linear warm-up
     factor: float = 1.0,  # becomes Adam's lr, which the scheduler scales
     betas: tuple[float, float] = (0.9, 0.98),  # the paper's Adam moments
     eps: float = 1e-9,  # the paper's Adam epsilon
     weight_decay: float = 0.0,
+    fused: bool | None = None,  # one kernel for all parameters; None: where available
+    foreach: bool | None = None,  # the multi-tensor path instead (True: not fused)
 ) -> tuple[Adam, NoamScheduler]:
-    "The paper's optimizer: Adam(β₁=0.9, β₂=0.98, ε=1e-9) with lr=`factor`, and the `NoamScheduler` that scales it."
+    "The paper's Adam(β₁=0.9, β₂=0.98, ε=1e-9), lr=`factor`, and its `NoamScheduler`."
     _check_schedule_args(d_model, warmup, factor)
-    if isinstance(model_or_params, nn.Module):
-        model_or_params = [p for p in model_or_params.parameters() if p.requires_grad]
-    opt = Adam(model_or_params, lr=factor, betas=betas, eps=eps, weight_decay=weight_decay)
+    params = _param_list(model_or_params)
+    if fused is None: fused = not foreach and _fusable(params)
+    opt = Adam(params, lr=factor, betas=betas, eps=eps, weight_decay=weight_decay,
+               fused=fused, foreach=foreach)
     return opt, NoamScheduler(opt, d_model, warmup)
