@@ -593,3 +593,5 @@ d = { 'settings': { 'branch': 'main',
                                       'transformer_nb.utils.mps_available': ('utils.html#mps_available', 'transformer_nb/utils.py'),
                                       'transformer_nb.utils.resolve_device': ('utils.html#resolve_device', 'transformer_nb/utils.py'),
                                       'transformer_nb.utils.run_main': ('utils.html#run_main', 'transformer_nb/utils.py')}}}
+                                      'transformer_nb.utils._failure': ('utils.html#_failure', 'transformer_nb/utils.py'),
+                                      'transformer_nb.utils._split_debug': ('utils.html#_split_debug', 'transformer_nb/utils.py'),
