@@ -8,12 +8,11 @@ __all__ = ['shift_right', 'DecoderLayer', 'DecoderCache', 'Decoder', 'copy_decod
 # %% ../nbs/07_decoder.ipynb #631960bd
 import torch
 from torch import nn, Tensor
+from fastcore.basics import patch
 from .multihead import MultiHeadAttention, KVCache
 from .feedforward import PositionwiseFeedForward
-from .positional import positional_encoding
-from .sublayer import SublayerConnection
-from .encoder import Embeddings
-from fastcore.basics import patch
+from .encoder import Embeddings, LayerStack, TransformerConfig
+from .encoder import check_config, residual
 
 # %% ../nbs/07_decoder.ipynb #3dce21fa
 def shift_right(labels: Tensor, bos_token_id: int) -> Tensor:  # (B, T) -> (B, T)
@@ -23,17 +22,15 @@ def shift_right(labels: Tensor, bos_token_id: int) -> Tensor:  # (B, T) -> (B, T
 
 # %% ../nbs/07_decoder.ipynb #01e52cd5
 class DecoderLayer(nn.Module):
-    "Causal self-attention, cross-attention over the memory, feed-forward; each a residual sublayer."
-    def __init__(self, d_model: int, n_heads: int, d_ff: int, dropout: float = 0.1,
-                 attention_dropout: float = 0.0, activation_dropout: float = 0.0,
-                 activation: str = 'relu', norm_first: bool = False, eps: float = 1e-5):
+    "Causal self-attention, cross-attention to the memory, feed-forward; each residual."
+    def __init__(self, config: TransformerConfig):
         super().__init__()
-        self.self_attn = MultiHeadAttention(d_model, n_heads, dropout=attention_dropout)
-        self.cross_attn = MultiHeadAttention(d_model, n_heads, dropout=attention_dropout)
-        self.ff = PositionwiseFeedForward(d_model, d_ff, dropout=activation_dropout,
-                                          activation=activation)
-        self.sublayer1, self.sublayer2, self.sublayer3 = (
-            SublayerConnection(d_model, dropout, norm_first, eps) for _ in range(3))
+        c = check_config(config, 'DecoderLayer')
+        self.self_attn = MultiHeadAttention(c.d_model, c.n_heads, c.attention_dropout)
+        self.cross_attn = MultiHeadAttention(c.d_model, c.n_heads, c.attention_dropout)
+        self.ff = PositionwiseFeedForward(c.d_model, c.d_ff, c.activation_dropout,
+                                          activation=c.activation)
+        self.sublayer1, self.sublayer2, self.sublayer3 = (residual(c) for _ in range(3))
 
     def forward(
         self,
@@ -82,45 +79,29 @@ class DecoderCache:
         for c in self.self_attention + self.cross_attention: c.reorder(index)
 
 # %% ../nbs/07_decoder.ipynb #5d05fa88
-class Decoder(nn.Module):
-    "Embeddings·√d_model + positions, dropout, N decoder layers (a final LayerNorm for pre-norm)."
-    def __init__(self, vocab_size: int, d_model: int = 512, n_heads: int = 8, d_ff: int = 2048,
-                 n_layers: int = 6, dropout: float = 0.1, attention_dropout: float = 0.0,
-                 activation_dropout: float = 0.0, activation: str = 'relu',
-                 norm_first: bool = False, positional: str = 'sinusoidal', max_len: int = 1024,
-                 pad_token_id: int = 0, eps: float = 1e-5, embedding: Embeddings | None = None):
-        super().__init__()
-        if n_layers <= 0: raise ValueError(f"n_layers must be positive, got {n_layers}")
-        self.embedding = embedding if embedding is not None else Embeddings(vocab_size, d_model,
-                                                                            pad_token_id)
-        self.positions = positional_encoding(positional, d_model, max_len)
-        self.dropout = nn.Dropout(dropout)
-        self.layers = nn.ModuleList(
-            DecoderLayer(d_model, n_heads, d_ff, dropout, attention_dropout, activation_dropout,
-                         activation, norm_first, eps) for _ in range(n_layers))
-        self.final_norm = nn.LayerNorm(d_model, eps=eps) if norm_first else None
-        self.pad_token_id, self.max_len = pad_token_id, max_len
+class Decoder(LayerStack):
+    "The decoder: N `DecoderLayer`s over the embedded target, attending to the memory."
+    def __init__(self, config: TransformerConfig, embedding: Embeddings | None = None):
+        c = check_config(config, 'Decoder')
+        super().__init__(c, DecoderLayer, c.n_decoder_layers, c.tgt_vocab, embedding)
 
     def init_cache(self, capacity: int = 0, group: int = 1) -> DecoderCache:
-        "An empty cache; the first step with it projects the memory into its cross caches."
+        "An empty cache; its first step projects the memory into the cross caches."
         return DecoderCache(len(self.layers), capacity, group)
 
-    def embed(self, tgt_in: Tensor, offset: int = 0) -> Tensor:  # (B, T) -> (B, T, d_model)
-        return self.dropout(self.positions(self.embedding(tgt_in), offset=offset))
+    def run_layers(
+        self,
+        x: Tensor,  # (B, T, d_model) embedded target
+        memory: Tensor | None,  # (B, S, d_model); may be None once the cache holds it
+        memory_mask: Tensor | None = None,  # (B, 1, 1, S) bool, True = real source
+        cache: DecoderCache | None = None,  # decoding state, advanced by T positions
+        need_weights: bool = False,
+    ) -> tuple[Tensor, list, list]:  # hidden (B, T, d_model), [self w], [cross w]
+        "The layer stack alone, without the embedding."
+        x, ws = super().run_layers(x, memory, memory_mask, need_weights, cache=cache)
+        return x, [w for w, _ in ws], [w for _, w in ws]
 
 # %% ../nbs/07_decoder.ipynb #d1444918
-@patch
-def run_layers(self: Decoder, x: Tensor, memory: Tensor | None, memory_mask: Tensor | None = None,
-               cache: DecoderCache | None = None, need_weights: bool = False):
-    "The layer stack: x (B, T, d_model) -> hidden (B, T, d_model), [self w], [cross w]."
-    self_ws, cross_ws = [], []
-    for i, layer in enumerate(self.layers):
-        x, (ws, wc) = layer(x, memory, memory_mask, need_weights,
-                            cache=None if cache is None else cache[i])
-        self_ws.append(ws); cross_ws.append(wc)
-    if self.final_norm is not None: x = self.final_norm(x)
-    return x, self_ws, cross_ws
-
 @patch
 def forward(
     self: Decoder,

@@ -122,32 +122,40 @@ USER_ERRORS = (OSError, ValueError, TypeError, KeyError, RuntimeError, ImportErr
 class UsageError(Exception):
     "A command called wrongly (a flag, a missing file): status 2, a line with the fix."
 
+def _split_debug(argv: list) -> tuple[list, bool]:
+    "`argv` without `--debug`; whether it or TRANSFORMER_NB_DEBUG asks for tracebacks."
+    cut = argv.index('--') if '--' in argv else len(argv)  # after '--' all is data
+    debug = '--debug' in argv[:cut] or os.environ.get(DEBUG_ENV, '') not in ('', '0')
+    return [a for a in argv[:cut] if a != '--debug'] + argv[cut:], debug
+
 def run_main(
     main,  # a command's main(argv) -> exit status (None counts as 0)
     argv: list | None = None,  # default: sys.argv[1:]
     prog: str = 'transformer-nb',  # the name errors start with
 ) -> int:  # the exit status
     "Call `main(argv)`; a user's mistake becomes one line on stderr and an exit status."
-    argv = sys.argv[1:] if argv is None else list(argv)
-    cut = argv.index('--') if '--' in argv else len(argv)  # after '--' all is data
-    debug = '--debug' in argv[:cut] or os.environ.get(DEBUG_ENV, '') not in ('', '0')
-    argv = [a for a in argv[:cut] if a != '--debug'] + argv[cut:]
-    def fail(message: str, status: int) -> int:
-        if debug: raise
-        print(f"{prog}: {message}", file=sys.stderr)
-        return status
+    argv, debug = _split_debug(sys.argv[1:] if argv is None else list(argv))
     try: return main(argv) or 0
-    except SystemExit as e:  # argparse printed its message; SystemExit('text') did not
-        if e.code is None or isinstance(e.code, int): return e.code or 0
-        return fail(f"error: {e.code}", 1)
-    except KeyboardInterrupt: return fail('interrupted', 130)
-    except UsageError as e: return fail(f"error: {e}", 2)
-    except ImportError as e:  # an optional extra: say how to get it, unless it says
-        fix = '' if 'pip install' in str(e) else f" (pip install {e.name or 'it'})"
-        return fail(f"error: {e}{fix}", 1)
-    except USER_ERRORS as e: return fail(f"error: {_message(e)}", 1)
+    except BaseException as e:
+        if isinstance(e, SystemExit) and (e.code is None or isinstance(e.code, int)):
+            return e.code or 0  # argparse has printed its message
+        failure = _failure(e)  # (line, status), or None for a bug
+        if debug or failure is None: raise
+        print(f"{prog}: {failure[0]}", file=sys.stderr)
+        return failure[1]
 
 # %% ../nbs/00_utils.ipynb #3822edc2
+def _failure(e: BaseException) -> tuple[str, int] | None:
+    "The line and exit status for a user's mistake; None for a bug (keep the traceback)."
+    if isinstance(e, SystemExit): return f"error: {e.code}", 1  # SystemExit('text')
+    if isinstance(e, KeyboardInterrupt): return 'interrupted', 130
+    if isinstance(e, UsageError): return f"error: {e}", 2
+    if isinstance(e, ImportError):  # an optional extra: how to get it, unless e says
+        fix = '' if 'pip install' in str(e) else f" (pip install {e.name or 'it'})"
+        return f"error: {e}{fix}", 1
+    if isinstance(e, USER_ERRORS): return f"error: {_message(e)}", 1
+    return None
+
 def _message(e: BaseException) -> str:
     "An exception as one readable line."
     if isinstance(e, OSError) and e.strerror:
