@@ -1,11 +1,11 @@
-"""`transformer-nb evaluate` / `python -m transformer_nb.evaluate` on a tiny random model: plumbing, table and JSON output, errors."""
+"""`transformer-nb evaluate` / `python -m transformer_nb.evaluate_cli` on a tiny random model: plumbing, table and JSON output, errors."""
 import contextlib, io, json, shutil, subprocess, sys
 from pathlib import Path
 
 import pytest
 
 from transformer_nb.data import load_bible
-from transformer_nb.evaluate import main
+from transformer_nb.evaluate_cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -70,7 +70,7 @@ def test_bad_arguments_exit_with_a_message(saved, tmp_path, argv, message):
 
 def test_python_dash_m(saved):
     "The module runs as a script (the `if __name__ == '__main__'` guard) and exits 0."
-    r = subprocess.run([sys.executable, '-m', 'transformer_nb.evaluate', '--checkpoint', str(saved / 'model'),
+    r = subprocess.run([sys.executable, '-m', 'transformer_nb.evaluate_cli', '--checkpoint', str(saved / 'model'),
                         '--tsv', str(saved / 'pairs.tsv'), '--src-col', '2', '--tgt-col', '3', '--beams', '2',
                         '--limit', '2', '--max-new-tokens', '4'], capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]
