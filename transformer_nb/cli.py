@@ -13,7 +13,7 @@ from .utils import in_ipython, run_main
 COMMANDS = {  # subcommand -> (module whose `main(argv)` runs it, one-line description)
     'train': ('transformer_nb.train_cli', 'train a model on a parallel corpus (chapter "Training")'),
     'translate': ('transformer_nb.translate', 'translate sentences with a saved model (chapter "Translating text")'),
-    'evaluate': ('transformer_nb.evaluate', 'BLEU, chrF and error analysis of a saved model (chapter "Evaluation")'),
+    'evaluate': ('transformer_nb.evaluate_cli', 'BLEU, chrF and error analysis of a saved model (chapter "Evaluation")'),
     'data': ('transformer_nb.corpus', 'rebuild or describe the shipped corpus (appendix "Building the corpus")'),
     'export': ('transformer_nb.export', 'export a saved model to Hugging Face or CTranslate2 (chapter "From the book to production")'),
 }
