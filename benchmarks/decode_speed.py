@@ -35,7 +35,8 @@ from pathlib import Path
 import torch
 import sacrebleu
 
-from transformer_nb.beam import beam_search, marian_copy
+from transformer_nb.beam import beam_search
+from transformer_nb.marian import marian_copy
 from transformer_nb.data import load_bible
 from transformer_nb.generate import generate, onednn_available, pack_for_cpu
 from transformer_nb.translate import Translator, quantize_int8, tensor_of

@@ -4,14 +4,15 @@
 
 # %% auto #0
 __all__ = ['LP_FORMS', 'LP_LIMIT', 'length_normalizer', 'stable_slots', 'repetition_penalize', 'ban_repeated_ngrams',
-           'check_length_penalty', 'beam_search', 'marian_copy', 'beam_trace', 'draw_beam_tree']
+           'check_length_penalty', 'BeamSearch', 'GenerateBeamOutput', 'beam_search', 'beam_trace']
 
 # %% ../nbs/14_beam_search.ipynb #6ebc5aa3
 import math
+from dataclasses import dataclass
 import torch
-import torch.nn.functional as F
 from torch import Tensor
-from .generate import IncrementalDecoder
+from fastcore.basics import patch
+from .generate import IncrementalDecoder, check_args, int_at_least, length_limits
 from .model import Transformer
 
 # %% ../nbs/14_beam_search.ipynb #df899f51
@@ -62,7 +63,7 @@ def ban_repeated_ngrams(
     banned = torch.zeros_like(scores).scatter_add_(1, grams[:, :, -1], match.to(scores.dtype)) > 0  # (N, V)
     return scores.masked_fill(banned, float('-inf'))
 
-# %% ../nbs/14_beam_search.ipynb #a9a4eded
+# %% ../nbs/14_beam_search.ipynb #a941da69
 LP_LIMIT = 10.0  # a larger |α| overflows the normaliser of long outputs
 
 def check_length_penalty(alpha) -> float:
@@ -73,209 +74,260 @@ def check_length_penalty(alpha) -> float:
                          f"{LP_LIMIT:g}], got {alpha!r}")
     return float(alpha)
 
-def _check_beam_args(model, src, num_beams, num_beam_groups, num_return_sequences, early_stopping, length_penalty_form,
-                     diversity_penalty, repetition_penalty, repetition_window, no_repeat_ngram_size, min_new_tokens,
-                     max_new_tokens):
-    "Validate the arguments of `beam_search` once, before the loop."
+def _check_beam_args(model, src, s: dict):
+    "Validate the source and the settings `s` of `beam_search` once, before the loop."
     if not isinstance(src, Tensor) or src.dim() != 2 or src.dtype != torch.long:
-        raise ValueError(f"src must be a (B, S) tensor of token ids (torch.long), got "
-                         f"{tuple(src.shape) if isinstance(src, Tensor) else type(src).__name__}"
-                         f"{' ' + str(src.dtype) if isinstance(src, Tensor) else ''}")
-    for name, v in (('num_beams', num_beams), ('num_beam_groups', num_beam_groups), ('num_return_sequences', num_return_sequences)):
-        if not isinstance(v, int) or v < 1: raise ValueError(f"{name} must be a positive int, got {v!r}")
-    if num_beams % num_beam_groups: raise ValueError(f"num_beams={num_beams} must be divisible by num_beam_groups={num_beam_groups}")
-    if num_return_sequences > num_beams:
-        raise ValueError(f"num_return_sequences={num_return_sequences} cannot exceed num_beams={num_beams}")
-    if early_stopping not in (True, False, 'never'):
-        raise ValueError(f"early_stopping must be True, False or 'never', got {early_stopping!r}")
-    if length_penalty_form not in LP_FORMS: raise ValueError(f"length_penalty_form must be one of {LP_FORMS}, got {length_penalty_form!r}")
-    if not diversity_penalty >= 0: raise ValueError(f"diversity_penalty must be >= 0, got {diversity_penalty!r}")
-    if not repetition_penalty > 0: raise ValueError(f"repetition_penalty must be > 0, got {repetition_penalty!r}")
-    if repetition_window is not None and (not isinstance(repetition_window, int) or repetition_window < 1):
-        raise ValueError(f"repetition_window must be a positive int or None, got {repetition_window!r}")
-    if not isinstance(no_repeat_ngram_size, int) or no_repeat_ngram_size < 0:
-        raise ValueError(f"no_repeat_ngram_size must be a non-negative int, got {no_repeat_ngram_size!r}")
-    if not isinstance(min_new_tokens, int) or min_new_tokens < 0:
-        raise ValueError(f"min_new_tokens must be a non-negative int, got {min_new_tokens!r}")
-    if max_new_tokens is not None and (not isinstance(max_new_tokens, int) or not 1 <= max_new_tokens <= model.config.max_len):
-        raise ValueError(f"max_new_tokens must be an int in [1, max_len={model.config.max_len}] or None, got {max_new_tokens!r}")
+        got = (f"{tuple(src.shape)} {src.dtype}" if isinstance(src, Tensor)
+               else type(src).__name__)
+        raise ValueError("src must be a (B, S) tensor of token ids (torch.long), "
+                         f"got {got}")
+    K, G, R = (s[n] for n in ('num_beams', 'num_beam_groups', 'num_return_sequences'))
+    check_args((n, s[n], int_at_least(1), 'a positive int')
+               for n in ('num_beams', 'num_beam_groups', 'num_return_sequences'))
+    if K % G:
+        raise ValueError(f"num_beams={K} must be divisible by num_beam_groups={G}")
+    if R > K: raise ValueError(f"num_return_sequences={R} cannot exceed num_beams={K}")
+    T = model.config.max_len
+    in_range = lambda v: v is None or (isinstance(v, int) and 1 <= v <= T)
+    optional = lambda v: v is None or int_at_least(1)(v)
+    check_args((n, s[n], ok, expected) for n, ok, expected in (
+        ('early_stopping', lambda v: v in (True, False, 'never'),
+         "True, False or 'never'"),
+        ('length_penalty_form', lambda v: v in LP_FORMS, f"one of {LP_FORMS}"),
+        ('diversity_penalty', lambda v: v >= 0, '>= 0'),
+        ('repetition_penalty', lambda v: v > 0, '> 0'),
+        ('repetition_window', optional, 'a positive int or None'),
+        ('no_repeat_ngram_size', int_at_least(0), 'a non-negative int'),
+        ('min_new_tokens', int_at_least(0), 'a non-negative int'),
+        ('max_new_tokens', in_range, f"an int in [1, max_len={T}] or None")))
 
+# %% ../nbs/14_beam_search.ipynb #3571f9da
+class BeamSearch:
+    "A batched beam search: settings, decoder, and the state of the active sentences."
+    SETTINGS = ('num_beams', 'max_new_tokens', 'min_new_tokens', 'length_penalty',
+                'length_penalty_form', 'early_stopping', 'num_return_sequences',
+                'num_beam_groups', 'diversity_penalty', 'repetition_penalty',
+                'repetition_window', 'no_repeat_ngram_size')
+    def __init__(self, model: Transformer, src: Tensor, settings: dict, trace=None):
+        "Encode `src` (B >= 1) with `model` (in eval mode), for checked `settings`."
+        self.__dict__.update(settings)  # num_beams, length_penalty, ... as attributes
+        c, B, dev = model.config, src.size(0), src.device
+        K, G, R = self.num_beams, self.num_beam_groups, self.num_return_sequences
+        self.k, self.V, self.dev, self.trace = K // G, c.tgt_vocab, dev, trace
+        alpha, form = self.length_penalty, self.length_penalty_form
+        self.lp = lambda n: length_normalizer(n, alpha, form)  # the length normaliser
+        self.eos, self.pad, NEG = c.eos_token_id, c.pad_token_id, float('-inf')
+        self.limit = length_limits(src, self.max_new_tokens, self.pad, c.max_len)
+        L = self.L = int(self.limit.max()) + 1  # token buffer: ⟨BOS⟩ + longest output
+        memory, src_mask = model.encode(src)  # (B, S, d_model), (B, 1, 1, S): once
+        self.dec = IncrementalDecoder(model, memory, src_mask, L - 1, group=K)
+        self.seq = torch.full((B, G, self.k, L), self.pad, dtype=torch.long, device=dev)
+        self.seq[..., 0] = c.bos_token_id  # running hypotheses
+        self.run = torch.full((B, G, self.k), NEG, device=dev)  # their summed scores
+        self.run[:, :, 0] = 0.0  # one live beam per group at the start
+        self.fin_seq = self.seq.clone()  # finished pool per group,
+        self.fin = torch.full((B, G, self.k), NEG, device=dev)  # with normalised scores
+        self.done = torch.zeros(B, G, dtype=torch.bool, device=dev)  # pool is final
+        self.ids = torch.arange(B, device=dev)  # original index of each active sentence
+        self.out_seq = torch.full((B, R, L), self.pad, dtype=torch.long, device=dev)
+        self.out_score = torch.full((B, R), NEG, device=dev)
+        self.top_k = torch.arange(2 * self.k, device=dev) < self.k  # may finish
+        self.never = torch.tensor([self.pad, c.bos_token_id], device=dev)
+        self.bound_at_limit = self.early_stopping == 'never' and self.length_penalty > 0
+
+# %% ../nbs/14_beam_search.ipynb #0384d165
+@patch
+def log_probs(self: BeamSearch, tokens: Tensor, t: int) -> Tensor:  # -> (n, G, k, V)
+    "Step 1: next-token log-probabilities of every beam, penalised and constrained."
+    n, NEG = self.ids.numel(), float('-inf')
+    logits = self.dec.step(tokens).float()  # (n·K, V)
+    prefix = self.seq.view(n * self.num_beams, self.L)[:, :t + 1]  # ⟨BOS⟩ and so far
+    if self.repetition_penalty != 1.0:
+        logits = repetition_penalize(logits, prefix, self.repetition_penalty,
+                                     self.repetition_window)
+    logp = logits.log_softmax(-1)  # (n·K, V)
+    logp.index_fill_(1, self.never, NEG)
+    if t < self.min_new_tokens: logp[:, self.eos] = NEG
+    if self.no_repeat_ngram_size:
+        logp = ban_repeated_ngrams(logp, prefix, self.no_repeat_ngram_size)
+    return logp.view(n, self.num_beam_groups, self.k, self.V)
+
+# %% ../nbs/14_beam_search.ipynb #ed86b0c4
+@patch
+def candidates(self: BeamSearch, g: int, scores: Tensor) -> tuple:  # (n, k, V) ->
+    "Step 2: the best 2k extensions of group g: summed scores, parent slots, tokens."
+    n, k, V = scores.size(0), self.k, self.V
+    top, idx = (self.run[:, g, :, None] + scores).view(n, k * V).topk(2 * k)
+    return top, idx // V, idx % V  # (n, 2k) each
+
+@patch
+def finish(self: BeamSearch, g: int, top, beam, tok, ends, t: int) -> Tensor:  # (n, 2k)
+    "Step 3: ending candidates among the best k join group g's pool, which keeps k."
+    k, L, NEG = self.k, self.L, float('-inf')
+    joins = ends & self.top_k & ~self.done[:, g, None]  # (n, 2k)
+    if self.early_stopping is True:
+        joins &= ~(self.fin[:, g] > NEG).all(-1, keepdim=True)  # a full pool is closed
+    if joins.any():
+        cand = self.seq[:, g].gather(1, beam[..., None].expand(-1, -1, L))  # (n, 2k, L)
+        cand[:, :, t + 1] = tok
+        norm = torch.where(joins, top / self.lp(t + 1), NEG)
+        self.fin[:, g], pick = torch.cat([self.fin[:, g], norm], 1).topk(k)  # best k
+        pool = torch.cat([self.fin_seq[:, g], cand], 1)
+        self.fin_seq[:, g] = pool.gather(1, pick[..., None].expand(-1, -1, L))
+    return joins
+
+# %% ../nbs/14_beam_search.ipynb #18341ffb
+@patch
+def advance(self: BeamSearch, g: int, top, beam, tok, ends, t: int) -> tuple:
+    "Step 4: the best k candidates that go on become group g's beams, in stable slots."
+    n, k, L = top.size(0), self.k, self.L
+    best, keep = top.masked_fill(ends, float('-inf')).topk(k)  # (n, k)
+    slot = stable_slots(beam.gather(1, keep))  # (n, k): moving few cache rows
+    rank = torch.arange(k, device=self.dev).expand(n, k)
+    order = torch.empty_like(slot).scatter_(1, slot, rank)
+    best, keep = best.gather(1, order), keep.gather(1, order)
+    parent = beam.gather(1, keep)  # (n, k) the slot each new beam continues
+    self.seq[:, g] = self.seq[:, g].gather(1, parent[..., None].expand(-1, -1, L))
+    self.seq[:, g, :, t + 1] = tok.gather(1, keep)
+    self.run[:, g] = best
+    return parent, keep  # (n, k) each
+
+@patch
+def stop(self: BeamSearch, g: int, last: Tensor, t: int):  # last: (n,) at the limit
+    "Step 5: group g is done when no running beam can beat the worst of a full pool."
+    NEG, limit = float('-inf'), self.limit
+    length = limit if self.bound_at_limit else torch.full_like(limit, t + 1)
+    bound = self.run[:, g].max(1).values / self.lp(length)  # (n,) the best reachable
+    full = (self.fin[:, g] > NEG).all(-1)  # (n,)
+    worst = torch.where(full, self.fin[:, g].min(-1).values, NEG)
+    self.done[:, g] |= ~(bound > worst) | last
+    if self.early_stopping is True: self.done[:, g] |= full
+
+# %% ../nbs/14_beam_search.ipynb #467fed5c
+@patch
+def record(self: BeamSearch, top, beam, tok, joins, keep, t: int) -> dict:
+    "A group's candidates at step t, for `trace`: parent, token, score, fate, slot."
+    n, k = top.size(0), self.k
+    rank = torch.arange(k, device=self.dev).expand(n, k)
+    slot_of = torch.full_like(tok, -1).scatter_(1, keep, rank)
+    norm = top / self.lp(t + 1)
+    return dict(parent=beam.cpu(), token=tok.cpu(), score=top.cpu(),
+                finished=joins.cpu(), norm=norm.cpu(), slot=slot_of.cpu())
+
+@patch
+def step(self: BeamSearch, tokens: Tensor, t: int) -> Tensor:  # (n·K,) -> (n, G, k)
+    "One step of every active sentence: steps 1–5 group by group; each beam's parent."
+    logp = self.log_probs(tokens, t)  # (n, G, k, V)
+    n, G, k = logp.shape[:3]
+    last = self.limit <= t + 1  # (n,) sentences at their length limit
+    parent = torch.empty(n, G, k, dtype=torch.long, device=self.dev)
+    diverse = G > 1 and self.diversity_penalty > 0
+    counts = torch.zeros(n, self.V, device=self.dev) if diverse else None  # uses now
+    records = []
+    for g in range(G):
+        scores = logp[:, g]  # (n, k, V)
+        if diverse and g > 0: scores = scores - self.diversity_penalty * counts[:, None]
+        top, beam, tok = self.candidates(g, scores)
+        ends = (tok == self.eos) | last[:, None]  # (n, 2k)
+        joins = self.finish(g, top, beam, tok, ends, t)
+        slots, keep = self.advance(g, top, beam, tok, ends, t)
+        parent[:, g] = slots + g * k  # (n, k) rows within the sentence's K
+        if diverse:
+            still = (~self.done[:, g, None]).float().expand(-1, k)
+            counts.scatter_add_(1, self.seq[:, g, :, t + 1], still)
+        self.stop(g, last, t)
+        if self.trace is not None:
+            records.append(self.record(top, beam, tok, joins, keep, t))
+    if self.trace is not None:
+        self.trace.append(dict(step=t, ids=self.ids.cpu(), groups=records))
+    return parent
+
+# %% ../nbs/14_beam_search.ipynb #d6f36a82
+@patch
+def collect(self: BeamSearch, over: Tensor):  # (n,) bool: all groups done
+    "The n-best list of each finished sentence: its groups' pools merged, best first."
+    G, k, L = self.num_beam_groups, self.k, self.L
+    pool = self.fin[over].view(-1, G * k)  # (m, G·k)
+    pool_seq = self.fin_seq[over].view(-1, G * k, L)
+    if G > 1:  # two groups can find the same hypothesis: keep it once, at its best
+        pool, by_score = pool.sort(1, descending=True)
+        pool_seq = pool_seq.gather(1, by_score[..., None].expand(-1, -1, L))
+        same = (pool_seq[:, :, None] == pool_seq[:, None, :]).all(-1).tril(-1).any(-1)
+        pool = pool.masked_fill(same, float('-inf'))
+    score, pick = pool.topk(self.num_return_sequences)  # (m, R)
+    self.out_score[self.ids[over]] = score
+    self.out_seq[self.ids[over]] = pool_seq.gather(1, pick[..., None].expand(-1, -1, L))
+
+@patch
+def reorder(self: BeamSearch, parent: Tensor, t: int) -> Tensor | None:  # (n, G, k)
+    "Finished sentences leave, cache rows follow their parents; the next input tokens."
+    n, K = parent.size(0), self.num_beams
+    over = self.done.all(1)  # (n,) sentences whose every group is done
+    rows = torch.arange(n, device=self.dev)[:, None] * K + parent.view(n, K)  # (n, K)
+    if over.any():
+        self.collect(over)
+        alive = (~over).nonzero()[:, 0]
+        if alive.numel() == 0: return None  # all finished
+        for name in ('seq', 'run', 'fin', 'fin_seq', 'done', 'ids', 'limit'):
+            setattr(self, name, getattr(self, name)[alive])
+        n, rows = alive.numel(), rows[alive]
+    self.dec.reorder(rows.view(-1))
+    return self.seq.view(n * K, self.L)[:, t + 1]  # (n·K,)
+
+# %% ../nbs/14_beam_search.ipynb #804b6b11
+@patch
+def search(self: BeamSearch) -> tuple:  # (B·R, T) long, (B·R,) float
+    "Run the steps until every sentence is done: the n-best lists without ⟨BOS⟩."
+    tokens = self.seq[..., 0].reshape(-1)  # (B·K,) newest token of every row
+    for t in range(self.L - 1):
+        tokens = self.reorder(self.step(tokens, t), t)
+        if tokens is None: break
+    B, R, L = self.out_seq.shape
+    out = self.out_seq[:, :, 1:].reshape(B * R, L - 1)
+    out = out[:, :max(int((out != self.pad).sum(1).max()), 1)]  # cut to the longest
+    return out, self.out_score.view(B * R)
+
+@dataclass
+class GenerateBeamOutput:
+    "What `beam_search(..., return_dict_in_generate=True)` returns, named as in HF."
+    sequences: Tensor  # (B·R, T) ids: each sentence's n-best, best first, without ⟨BOS⟩
+    sequences_scores: Tensor | None = None  # (B·R,) normalised scores, if output_scores
+
+# %% ../nbs/14_beam_search.ipynb #420b6fc1
 @torch.inference_mode()
 def beam_search(
     model: Transformer,
     src: Tensor,  # (B, S) source ids, padded with pad_token_id
     num_beams: int = 4,  # K: hypotheses kept per sentence (the paper: 4)
-    max_new_tokens: int | None = None,  # None: source length + 50 per sentence (the paper), capped by max_len
+    max_new_tokens: int | None = None,  # None: source length + 50, capped by max_len
     min_new_tokens: int = 0,  # ⟨EOS⟩ suppressed until this many tokens exist
     length_penalty: float = 0.6,  # α of the length normaliser (the paper: 0.6)
-    length_penalty_form: str = 'gnmt',  # 'gnmt': ((5+|y|)/6)^α (the paper's); 'hf': |y|^α (Hugging Face's)
-    early_stopping: bool | str = False,  # True, False (heuristic) or 'never' (exact), as in Hugging Face
-    num_return_sequences: int = 1,  # hypotheses returned per sentence, best first (<= num_beams)
-    num_beam_groups: int = 1,  # diverse beam search: groups of num_beams / num_beam_groups beams
-    diversity_penalty: float = 0.0,  # λ: subtracted per use of a token by earlier groups at the same step
-    repetition_penalty: float = 1.0,  # θ: scores of tokens already generated are multiplied (if < 0) or divided by θ
-    repetition_window: int | None = None,  # only the last this-many tokens count for the repetition penalty
+    length_penalty_form: str = 'gnmt',  # 'gnmt': ((5+|y|)/6)^α (the paper); 'hf': |y|^α
+    early_stopping: bool | str = False,  # True, False (heuristic) or 'never' (exact)
+    num_return_sequences: int = 1,  # hypotheses per sentence, best first (<= num_beams)
+    num_beam_groups: int = 1,  # diverse beam search: groups of num_beams / G beams
+    diversity_penalty: float = 0.0,  # λ: per use of a token by earlier groups
+    repetition_penalty: float = 1.0,  # θ: for tokens already generated
+    repetition_window: int | None = None,  # only the last this-many tokens count for θ
     no_repeat_ngram_size: int = 0,  # forbid repeating any n-gram of this size (0 = off)
-    output_scores: bool = False,  # also return the normalised scores (B·num_return_sequences,)
-    trace: list | None = None,  # a list that receives one record per step (see `beam_trace`)
-):  # (B·R, T) long [, (B·R,) float]
-    "Batched beam search on the KV cache with length normalisation, early stopping, n-best lists, diverse groups and penalties."
+    output_scores: bool = False,  # also return the normalised scores (B·R,)
+    return_dict_in_generate: bool = False,  # return a `GenerateBeamOutput`
+    trace: list | None = None,  # receives one record per step (see `beam_trace`)
+):  # (B·R, T) long; or (sequences, scores); or GenerateBeamOutput
+    "Batched beam search on the KV cache, with Hugging Face's settings and names."
+    settings = {n: v for n, v in locals().items() if n in BeamSearch.SETTINGS}
     check_length_penalty(length_penalty)
-    _check_beam_args(model, src, num_beams, num_beam_groups, num_return_sequences, early_stopping, length_penalty_form,
-                     diversity_penalty, repetition_penalty, repetition_window, no_repeat_ngram_size, min_new_tokens,
-                     max_new_tokens)
-    c, (B, dev) = model.config, (src.size(0), src.device)
-    K, G, R, V = num_beams, num_beam_groups, num_return_sequences, c.tgt_vocab
-    k, eos, pad, NEG = K // G, c.eos_token_id, c.pad_token_id, float('-inf')
-    if B == 0: return (src.new_zeros(0, 0), torch.zeros(0, device=dev)) if output_scores else src.new_zeros(0, 0)
-    limit = (src != pad).sum(1) + 50 if max_new_tokens is None else torch.full((B,), max_new_tokens, device=dev)
-    limit = limit.clamp(max=c.max_len)  # (B,) tokens each sentence may generate
-    L = int(limit.max()) + 1  # token buffer width: ⟨BOS⟩ + the longest output
-    lp = lambda n: length_normalizer(n, length_penalty, length_penalty_form)
-    bound_at_limit = early_stopping == 'never' and length_penalty > 0  # where the best running beam could score highest
-    was_training = model.training
-    model.eval()
-    try:
-        memory, src_mask = model.encode(src)  # (B, S, d_model), (B, 1, 1, S): once per sentence
-        dec = IncrementalDecoder(model, memory, src_mask, L - 1, group=K)
-        seq = torch.full((B, G, k, L), pad, dtype=torch.long, device=dev)  # running hypotheses
-        seq[..., 0] = c.bos_token_id
-        run = torch.full((B, G, k), NEG, device=dev)  # their summed scores
-        run[:, :, 0] = 0.0  # one live beam per group at the start
-        fin_seq, fin = seq.clone(), torch.full((B, G, k), NEG, device=dev)  # finished pool per group, normalised scores
-        done = torch.zeros(B, G, dtype=torch.bool, device=dev)  # the group's pool can no longer improve
-        ids = torch.arange(B, device=dev)  # original index of each active sentence
-        out_seq = torch.full((B, R, L), pad, dtype=torch.long, device=dev)
-        out_score = torch.full((B, R), NEG, device=dev)
-        top_k = torch.arange(2 * k, device=dev) < k  # (2k,): only the best k candidates may finish
-        never = torch.tensor([pad, c.bos_token_id], device=dev)
-        tokens = seq[..., 0].reshape(-1)  # (B·K,) newest token of every row
-        for t in range(L - 1):
-            n = ids.numel()
-            logits = dec.step(tokens).float()  # (n·K, V)
-            prefix = seq.view(n * K, L)[:, :t + 1]  # (n·K, t + 1) ⟨BOS⟩ and the tokens so far
-            if repetition_penalty != 1.0: logits = repetition_penalize(logits, prefix, repetition_penalty, repetition_window)
-            logp = logits.log_softmax(-1)  # (n·K, V)
-            logp.index_fill_(1, never, NEG)
-            if t < min_new_tokens: logp[:, eos] = NEG
-            if no_repeat_ngram_size: logp = ban_repeated_ngrams(logp, prefix, no_repeat_ngram_size)
-            logp = logp.view(n, G, k, V)
-            last = limit <= t + 1  # (n,) sentences at their length limit
-            parent = torch.empty(n, G, k, dtype=torch.long, device=dev)  # row each new beam continues
-            counts = torch.zeros(n, V, device=dev) if G > 1 and diversity_penalty > 0 else None  # tokens chosen this step
-            records = [] if trace is not None else None
-            for g in range(G):
-                scores = logp[:, g]  # (n, k, V)
-                if counts is not None and g > 0: scores = scores - diversity_penalty * counts[:, None, :]
-                top, idx = (run[:, g, :, None] + scores).view(n, k * V).topk(2 * k)  # (n, 2k) best extensions
-                beam, tok = idx // V, idx % V  # (n, 2k) parent slot and token of each
-                ends = (tok == eos) | last[:, None]  # (n, 2k)
-                joins = ends & top_k & ~done[:, g, None]  # (n, 2k) enter the pool of finished hypotheses
-                if early_stopping is True: joins &= ~(fin[:, g] > NEG).all(-1, keepdim=True)
-                if joins.any():
-                    cand = seq[:, g].gather(1, beam[..., None].expand(-1, -1, L))  # (n, 2k, L)
-                    cand[:, :, t + 1] = tok
-                    norm = torch.where(joins, top / lp(t + 1), NEG)
-                    fin[:, g], pick = torch.cat([fin[:, g], norm], 1).topk(k)  # (n, k): best k finished so far
-                    fin_seq[:, g] = torch.cat([fin_seq[:, g], cand], 1).gather(1, pick[..., None].expand(-1, -1, L))
-                best, keep = top.masked_fill(ends, NEG).topk(k)  # (n, k) best extensions that go on
-                slot = stable_slots(beam.gather(1, keep))  # (n, k) where each goes, moving as few cache rows as possible
-                order = torch.empty_like(slot).scatter_(1, slot, torch.arange(k, device=dev).expand(n, k))
-                best, keep = best.gather(1, order), keep.gather(1, order)
-                src_beam = beam.gather(1, keep)  # (n, k)
-                seq[:, g] = seq[:, g].gather(1, src_beam[..., None].expand(-1, -1, L))
-                seq[:, g, :, t + 1] = tok.gather(1, keep)
-                run[:, g] = best
-                parent[:, g] = src_beam + g * k
-                if counts is not None:
-                    counts.scatter_add_(1, seq[:, g, :, t + 1], (~done[:, g, None]).float().expand(-1, k))
-                # Stop the group when no running beam can beat the worst finished hypothesis of a full pool.
-                bound = best.max(1).values / lp(limit if bound_at_limit else torch.full_like(limit, t + 1))  # (n,)
-                full = (fin[:, g] > NEG).all(-1)  # (n,)
-                worst = torch.where(full, fin[:, g].min(-1).values, NEG)
-                done[:, g] |= ~(bound > worst) | last
-                if early_stopping is True: done[:, g] |= full
-                if records is not None:
-                    slot_of = torch.full_like(tok, -1).scatter_(1, keep, torch.arange(k, device=dev).expand(n, k))
-                    records.append(dict(parent=beam.cpu(), token=tok.cpu(), score=top.cpu(), finished=joins.cpu(),
-                                        norm=(top / lp(t + 1)).cpu(), slot=slot_of.cpu()))
-            if trace is not None: trace.append(dict(step=t, ids=ids.cpu(), groups=records))
-            over = done.all(1)  # (n,) sentences whose every group is done
-            rows = torch.arange(n, device=dev)[:, None] * K + parent.view(n, K)  # (n, K) source row of every new row
-            if over.any():
-                pool, pool_seq = fin[over].view(-1, G * k), fin_seq[over].view(-1, G * k, L)  # all groups merged
-                if G > 1:  # two groups can find the same hypothesis: keep it once, at its best score
-                    pool, by_score = pool.sort(1, descending=True)
-                    pool_seq = pool_seq.gather(1, by_score[..., None].expand(-1, -1, L))
-                    same = (pool_seq[:, :, None] == pool_seq[:, None, :]).all(-1).tril(-1).any(-1)  # (m, G·k)
-                    pool = pool.masked_fill(same, NEG)
-                score, pick = pool.topk(R)  # (m, R): the n-best, best first
-                out_score[ids[over]] = score
-                out_seq[ids[over]] = pool_seq.gather(1, pick[..., None].expand(-1, -1, L))
-                alive = (~over).nonzero()[:, 0]
-                if alive.numel() == 0: break
-                seq, run, fin, fin_seq, done, ids, limit = (x[alive] for x in (seq, run, fin, fin_seq, done, ids, limit))
-                n = alive.numel()
-                rows = rows[alive]  # finished sentences leave every cache
-            dec.reorder(rows.view(-1))  # beams follow their parents
-            tokens = seq.view(n * K, L)[:, t + 1]
-        out = out_seq[:, :, 1:].reshape(B * R, L - 1)  # without ⟨BOS⟩
-        out = out[:, :max(int((out != pad).sum(1).max()), 1)]  # cut to the longest
-        return (out, out_score.view(B * R)) if output_scores else out
-    finally:
-        model.train(was_training)
-
-# %% ../nbs/14_beam_search.ipynb #0bcefacb
-def marian_copy(model: Transformer):
-    "A `MarianMTModel` computing the same function as `model` (post-norm, three-way tied embeddings)."
-    from transformers import MarianConfig, MarianMTModel
-    c = model.config
-    if c.norm_first or c.tie_embeddings != 'three_way' or c.positional != 'sinusoidal':
-        raise ValueError("the Marian copy needs a post-norm model with sinusoidal positions and three-way tied embeddings")
-    hf = MarianMTModel(MarianConfig(
-        vocab_size=c.tgt_vocab, d_model=c.d_model, encoder_layers=c.n_encoder_layers, decoder_layers=c.n_decoder_layers,
-        encoder_attention_heads=c.n_heads, decoder_attention_heads=c.n_heads, encoder_ffn_dim=c.d_ff,
-        decoder_ffn_dim=c.d_ff, activation_function=c.activation, max_position_embeddings=c.max_len, dropout=0.0,
-        attention_dropout=0.0, activation_dropout=0.0, scale_embedding=True, pad_token_id=c.pad_token_id,
-        eos_token_id=c.eos_token_id, bos_token_id=c.bos_token_id, decoder_start_token_id=c.bos_token_id, forced_eos_token_id=None,
-        tie_word_embeddings=True)).eval()
-    D = c.d_model
-    # Our sinusoidal table interleaves sin/cos per frequency; Marian's puts all sines first, then all cosines.
-    # Permuting the residual-stream dimensions of every weight turns one into the other without changing the function.
-    perm = torch.cat([torch.arange(0, D, 2), torch.arange(1, D, 2)])
-    sd = {}
-    emb = model.encoder.embedding.weight[:, perm]
-    for name in ('model.shared', 'model.encoder.embed_tokens', 'model.decoder.embed_tokens', 'lm_head'):
-        sd[f'{name}.weight'] = emb
-
-    def attn(prefix, mha):
-        W, b = mha.in_proj.weight, mha.in_proj.bias
-        for i, n in enumerate('qkv'):
-            sd[f'{prefix}.{n}_proj.weight'] = W[i * D:(i + 1) * D][:, perm]
-            sd[f'{prefix}.{n}_proj.bias'] = b[i * D:(i + 1) * D]
-        sd[f'{prefix}.out_proj.weight'] = mha.out_proj.weight[perm]
-        sd[f'{prefix}.out_proj.bias'] = mha.out_proj.bias[perm]
-
-    def norm(prefix, ln):
-        sd[f'{prefix}.weight'], sd[f'{prefix}.bias'] = ln.weight[perm], ln.bias[perm]
-
-    def ffn(prefix, ff):
-        sd[f'{prefix}.fc1.weight'], sd[f'{prefix}.fc1.bias'] = ff.linear1.weight[:, perm], ff.linear1.bias
-        sd[f'{prefix}.fc2.weight'], sd[f'{prefix}.fc2.bias'] = ff.linear2.weight[perm], ff.linear2.bias[perm]
-
-    for i, layer in enumerate(model.encoder.layers):
-        p = f'model.encoder.layers.{i}'
-        attn(f'{p}.self_attn', layer.self_attn); norm(f'{p}.self_attn_layer_norm', layer.sublayer1.norm)
-        ffn(p, layer.ff); norm(f'{p}.final_layer_norm', layer.sublayer2.norm)
-    for i, layer in enumerate(model.decoder.layers):
-        p = f'model.decoder.layers.{i}'
-        attn(f'{p}.self_attn', layer.self_attn); norm(f'{p}.self_attn_layer_norm', layer.sublayer1.norm)
-        attn(f'{p}.encoder_attn', layer.cross_attn); norm(f'{p}.encoder_attn_layer_norm', layer.sublayer2.norm)
-        ffn(p, layer.ff); norm(f'{p}.final_layer_norm', layer.sublayer3.norm)
-    missing, unexpected = hf.load_state_dict(sd, strict=False)
-    left = set(missing) - {'final_logits_bias', 'model.encoder.embed_positions.weight', 'model.decoder.embed_positions.weight'}
-    if left or unexpected: raise RuntimeError(f"weight copy incomplete: missing {sorted(left)}, unexpected {unexpected}")
-    return hf
+    _check_beam_args(model, src, settings)
+    if src.size(0) == 0:
+        out, scores = src.new_zeros(0, 0), torch.zeros(0, device=src.device)
+    else:
+        was_training = model.training
+        model.eval()
+        try: out, scores = BeamSearch(model, src, settings, trace).search()
+        finally: model.train(was_training)
+    if return_dict_in_generate:
+        return GenerateBeamOutput(out, scores if output_scores else None)
+    return (out, scores) if output_scores else out
 
 # %% ../nbs/14_beam_search.ipynb #4acea540
 def beam_trace(
@@ -283,57 +335,16 @@ def beam_trace(
     src: Tensor,  # (S,) or (1, S) one source sentence
     group: int = 0,  # which beam group to keep (diverse beam search)
     **kwargs,  # any `beam_search` settings (num_beams, length_penalty, ...)
-) -> dict:  # {'steps': [per-step candidates], 'hypotheses': [(token list, score), ...]}
-    "Run `beam_search` on one sentence and keep every step's candidates, their parents and their fate."
-    src = src.view(1, -1)
+) -> dict:  # {'steps': [per-step candidates], 'hypotheses': [(tokens, score), ...]}
+    "Run `beam_search` on one sentence; keep each step's candidates, parents and fates."
     kwargs.setdefault('num_return_sequences', kwargs.get('num_beams', 4))
     steps = []
-    toks, scores = beam_search(model, src, trace=steps, output_scores=True, **kwargs)
+    res = beam_search(model, src.view(1, -1), trace=steps, output_scores=True,
+                      return_dict_in_generate=True, **kwargs)
     eos, pad = model.config.eos_token_id, model.config.pad_token_id
     def tokens(row):
         row = [t for t in row.tolist() if t != pad]
         return row[:row.index(eos) + 1] if eos in row else row
+    hyps = zip(res.sequences, res.sequences_scores)
     return dict(steps=[{k: v[0] for k, v in s['groups'][group].items()} for s in steps],
-                hypotheses=[(tokens(r), s.item()) for r, s in zip(toks, scores) if s > float('-inf')])
-
-def draw_beam_tree(
-    trace: dict,  # from `beam_trace`
-    itos,  # token id -> text: a list or a callable
-    ax=None,  # matplotlib axes (a new figure if None)
-    title: str | None = None,
-    max_steps: int | None = None,  # draw only the first steps
-):
-    "Draw the search tree of `beam_trace`: candidates per step (best on top), parents, fates, the best hypothesis in red."
-    import matplotlib.pyplot as plt
-    label = itos if callable(itos) else (lambda i: itos[i])
-    steps = trace['steps'][:max_steps]
-    width = max(len(s['token']) for s in steps)
-    if ax is None: _, ax = plt.subplots(figsize=(1.45 * len(steps) + 1.2, 0.62 * width + 0.8))
-    best = trace['hypotheses'][0][0] if trace['hypotheses'] else []
-    prefix, y_of = {(-1, 0): ()}, {(-1, 0): 0.0}  # (step, slot) of a running beam -> its tokens and height
-    nodes = []
-    for t, s in enumerate(steps):
-        for c in range(len(s['token'])):
-            if s['score'][c] == float('-inf'): continue
-            par = (t - 1, int(s['parent'][c])) if t else (-1, 0)
-            tokens = prefix[par] + (int(s['token'][c]),)
-            kept, done = int(s['slot'][c]) >= 0, bool(s['finished'][c])
-            if kept: prefix[(t, int(s['slot'][c]))], y_of[(t, int(s['slot'][c]))] = tokens, -c
-            on_best = list(tokens) == best[:len(tokens)] and (len(tokens) < len(best) or done or kept)
-            nodes.append((t + 1, -c, y_of[par], t, tokens, kept, done, on_best, s, c))
-    for x, y, y_par, t, tokens, kept, done, on_best, s, c in nodes:
-        ax.plot([x - 1 + 0.32, x - 0.32], [y_par, y], color='tab:red' if on_best else '0.75', lw=2 if on_best else 0.8, zorder=1)
-    ax.text(0, 0, label(2) if not callable(itos) and len(itos) > 2 else '<s>', ha='center', va='center', fontsize=8,
-            bbox=dict(boxstyle='round', fc='white', ec='0.4'))
-    for x, y, y_par, t, tokens, kept, done, on_best, s, c in nodes:
-        text = f"{label(tokens[-1])}\n{s['score'][c]:.2f}" + (f"\ns={s['norm'][c]:.2f}" if done else '')
-        fc = '#d9f2d9' if done else '#dbe9f6' if kept else 'white'
-        ax.text(x, y, text, ha='center', va='center', fontsize=7, color='black' if kept or done else '0.55', zorder=2,
-                bbox=dict(boxstyle='round', fc=fc, ec='tab:red' if on_best else '0.6' if kept or done else '0.85',
-                          lw=1.5 if on_best else 0.6))
-    ax.set_xlim(-0.6, len(steps) + 0.6); ax.set_ylim(-width + 0.4, 0.7)
-    ax.set_xticks(range(len(steps) + 1)); ax.set_xticklabels(['start'] + [f'step {t + 1}' for t in range(len(steps))], fontsize=8)
-    ax.set_yticks([]); ax.tick_params(length=0)
-    for side in ('left', 'right', 'top'): ax.spines[side].set_visible(False)
-    if title: ax.set_title(title, fontsize=10)
-    return ax
+                hypotheses=[(tokens(r), s.item()) for r, s in hyps if s > -math.inf])

@@ -79,7 +79,7 @@ def export_hf(model: Transformer, tokenizer: Tokenizer, out_dir,
               overwrite: bool = False) -> Path:
     "Write a `MarianMTModel` (safetensors), its tokenizer and generation config."
     need('transformers'); need('safetensors')
-    from transformer_nb.beam import marian_copy
+    from transformer_nb.marian import marian_copy
     check_pair(model, tokenizer)
     out = output_dir(out_dir, overwrite)
     hf = marian_copy(model.float().eval())

@@ -139,32 +139,43 @@ class Translator:
         if c.eos_token_id in row: row = row[:row.index(c.eos_token_id)]
         return [i for i in row if i not in (c.pad_token_id, c.bos_token_id)]
 
+    def _sources(self, sentences) -> tuple:  # (sentences, non-blank indices, their ids)
+        "Check the sentences, encode the non-blank ones, warn of those cut to max_len."
+        if isinstance(sentences, str):
+            raise TypeError("translate_ids takes a list of sentences; "
+                            "for one, pass [sentence]")
+        sentences = list(sentences)
+        bad = [type(s).__name__ for s in sentences if not isinstance(s, str)]
+        if bad: raise TypeError(f"sentences must be strings, got {bad[0]}")
+        todo = [i for i, text in enumerate(sentences) if text.strip()]  # not blank
+        T = self.model.config.max_len
+        ids, cut = encode_sources(self.tok, [sentences[i] for i in todo], T)
+        if cut:
+            warnings.warn(f"{len(cut)} sentence(s) longer than the model's "
+                          f"max_len={T} tokens were truncated to their first {T - 1} "
+                          f"pieces (the first: sentence {todo[cut[0]]})")
+        return sentences, todo, ids
+
     def translate_ids(
         self,
         sentences: Sequence[str],  # source sentences
         batch_size: int | None = None,  # default: the translator's
         progress: bool = False,  # a progress bar with the time left (on a terminal)
         **settings,  # decoding settings for this call only
-    ) -> list:  # per sentence, in input order: output ids without ⟨BOS⟩, ⟨EOS⟩ or padding ([] for a blank sentence)
+    ) -> list:  # per sentence, in input order: output ids without ⟨BOS⟩, ⟨EOS⟩, padding
         "Encode, sort by length, decode in batches, restore the input order."
         self._check(settings)
-        if isinstance(sentences, str): raise TypeError("translate_ids takes a list of sentences; for one, pass [sentence]")
-        sentences = list(sentences)
-        bad = [type(s).__name__ for s in sentences if not isinstance(s, str)]
-        if bad: raise TypeError(f"sentences must be strings, got {bad[0]}")
+        sentences, todo, ids = self._sources(sentences)
         s, bs = {**self.settings, **settings}, batch_size or self.batch_size
-        out = [[] for _ in sentences]
-        todo = [i for i, text in enumerate(sentences) if text.strip()]  # blank lines stay blank
-        ids, cut = encode_sources(self.tok, [sentences[i] for i in todo], self.model.config.max_len)
-        if cut:
-            warnings.warn(f"{len(cut)} sentence(s) longer than the model's max_len={self.model.config.max_len} tokens were "
-                          f"truncated to their first {self.model.config.max_len - 1} pieces (the first: sentence {todo[cut[0]]})")
+        out = [[] for _ in sentences]  # [] for a blank sentence
         order = sorted(range(len(ids)), key=lambda j: -len(ids[j]))  # longest first
         bar = tqdm(total=len(ids), unit='sentence', disable=None if progress else True)
         for start in range(0, len(order), bs):
             rows = order[start:start + bs]
-            src = tensor_of([ids[j] for j in rows], self.tok.pad_token_id).to(self.device)  # (B, S)
-            for j, row in zip(rows, self._search(src, s).tolist()): out[todo[j]] = self._strip(row)
+            src = tensor_of([ids[j] for j in rows], self.tok.pad_token_id)  # (B, S)
+            src = src.to(self.device)
+            for j, row in zip(rows, self._search(src, s).tolist()):
+                out[todo[j]] = self._strip(row)
             bar.update(len(rows))
         bar.close()
         return out
@@ -197,7 +208,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "tokenizer.model), or 'book', the model that ships with the package "
                         "(default: $TRANSFORMER_NB_CHECKPOINT, else 'book')")
     positive = int_in(1)
-    p.add_argument('--beams', type=positive, default=4, help='beam width; 1 = greedy decoding (default: 4, the paper)')
+    p.add_argument('--num-beams', '--beams', dest='beams', metavar='N', type=positive,
+                   default=4,
+                   help='beam width; 1 = greedy decoding (default: 4, the paper)')
     p.add_argument('--max-new-tokens', type=positive, default=None, help='most tokens per translation (default: source length + 50)')
     p.add_argument('--length-penalty', type=float_in(-10, 10), default=0.6,
                    help='α of the length normalisation ((5+n)/6)^α, between -10 and 10 '
