@@ -34,7 +34,8 @@ from .checkpoint import (
 from .runlog import (CSVLogger, advance_bar, interval_stats, peak_flops,
                                    progress_bar, show_stats)
 
-_all_ = ['TrainConfig', 'TRAIN_PRESETS', 'resolve_precision']  # from chapter 11a, exported here too
+# defined in the recipe chapter (11a), exported here too
+_all_ = ['TrainConfig', 'TRAIN_PRESETS', 'resolve_precision']
 
 # %% ../nbs/12_training.ipynb #50a330ab
 def load_checkpoint(path, map_location='cpu') -> dict:
