@@ -24,7 +24,9 @@ from transformer_nb.evaluate import translate_ids
 from transformer_nb.model import TOKENIZER_NAME, Transformer, pretrained_path
 from transformer_nb.data import Tokenizer
 from transformer_nb.runlog import read_log
-from transformer_nb.train import Trainer, TrainConfig, resolve_device
+from transformer_nb.recipe import TrainConfig
+from transformer_nb.train import Trainer
+from transformer_nb.utils import resolve_device
 
 
 def train_run(args, out: Path, precision: str, compile: bool) -> dict:

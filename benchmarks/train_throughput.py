@@ -23,7 +23,7 @@ from transformer_nb.loss import label_smoothed_nll
 from transformer_nb.model import Transformer, TransformerConfig
 from transformer_nb.positional import positional_encoding
 from transformer_nb.schedule import make_optimizer
-from transformer_nb.train import TrainConfig, load_split
+from transformer_nb.recipe import TrainConfig, load_split
 
 
 class TorchTransformer(nn.Module):

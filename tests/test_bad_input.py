@@ -533,7 +533,7 @@ def test_train_help_describes_every_flag(capsys):
         'book   model small',
     ):
         assert text in ' '.join(out.split()) or text in out, text
-    from transformer_nb.train import TrainConfig
+    from transformer_nb.recipe import TrainConfig
     from transformer_nb.train_cli import build_parser
 
     helps = [
@@ -600,7 +600,8 @@ def test_data_bad_flags(tmp_path, capsys):
 
 # ------------------------------------------------------ Python loaders and decoding
 def test_python_loaders(model_dir, tmp_path):
-    from transformer_nb.train import TrainConfig, load_checkpoint
+    from transformer_nb.recipe import TrainConfig
+    from transformer_nb.train import load_checkpoint
     from transformer_nb.translate import Translator
 
     with pytest.raises(TypeError, match='dropout must be float'):

@@ -9,7 +9,8 @@ import torch.distributed as dist
 
 from transformer_nb.data import Tokenizer
 from transformer_nb.runlog import read_log
-from transformer_nb.train import TrainConfig, load_checkpoint, load_split
+from transformer_nb.recipe import TrainConfig, load_split
+from transformer_nb.train import load_checkpoint
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.skipif(not dist.is_available() or not dist.is_gloo_available(), reason='needs torch.distributed with gloo')

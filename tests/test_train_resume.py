@@ -7,7 +7,8 @@ import torch
 
 from transformer_nb.data import Tokenizer
 from transformer_nb.runlog import read_log
-from transformer_nb.train import TrainConfig, load_checkpoint, load_split
+from transformer_nb.recipe import TrainConfig, load_split
+from transformer_nb.train import load_checkpoint
 
 ROOT = Path(__file__).resolve().parents[1]
 STEPS = 60  # the reference run's length; the interrupted run is stopped well before

@@ -18,9 +18,10 @@ from .utils import (ArgumentParser, UsageError, in_ipython,
 from .model import PRESETS
 from .data import BASELINE_BOOKS
 from .checkpoint import CHECKPOINT_NAME, atomic_save
-from .train import (DIRECTIONS, PRECISIONS, TRAIN_PRESETS, TrainConfig,
-                                  Trainer, average_checkpoints, check_train_checkpoint,
-                                  load_checkpoint, load_split)
+from .recipe import (DIRECTIONS, PRECISIONS, TRAIN_PRESETS, TrainConfig,
+                                   load_split)
+from .train import (Trainer, average_checkpoints, check_train_checkpoint,
+                                  load_checkpoint)
 from .evaluate import corpus_scores, translate
 
 # %% ../nbs/96_train_cli.ipynb #cb12794b
