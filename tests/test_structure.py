@@ -1,7 +1,7 @@
 """The package's shape: modules a reader can take in, functions a reader can follow, and a dependency graph that runs
 one way, in the order the book is read.
 
-* No generated module over `MAX_LINES` lines (`_modidx.py`, nbdev's index, aside).
+* No generated module over `MAX_LINES` lines (`_modidx.py`, nbdev's index, aside; `LONGER` states the exceptions).
 * No function or method over cyclomatic complexity `MAX_COMPLEXITY` (radon's count: one plus the branches).
 * A module imports only modules of earlier notebooks (by file name: `06_encoder` before `07_decoder`) or *support*
   modules: those whose package imports are all support modules themselves (`utils` is the first).
@@ -15,6 +15,11 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PKG = ROOT / 'transformer_nb'
 MAX_LINES, MAX_COMPLEXITY = 350, 15
+# Stated exceptions, each with its reason and its own ceiling.
+# train: the `Trainer` alone is about 400 lines, one method per cell in chapter 12 (opening a run, resuming, the
+# update, validation, stopping, averaging, export); everything else has left the module (recipe, checkpoint, runlog,
+# train_cli). Splitting one class across modules would send a reader hunting for its methods.
+LONGER = {'train': 480}
 SOURCE = re.compile(r'File to edit: \.\./nbs/(\S+)\.ipynb')
 
 
@@ -51,8 +56,9 @@ def support_modules(graph: dict) -> set:
 
 def test_module_sizes():
     sizes = {name: len(p.read_text().splitlines()) for name, p in modules().items()}
-    over = {n: s for n, s in sizes.items() if s > MAX_LINES}
+    over = {n: s for n, s in sizes.items() if s > LONGER.get(n, MAX_LINES)}
     assert not over, f'modules over {MAX_LINES} lines: {over}'
+    assert all(sizes.get(n, 0) > MAX_LINES for n in LONGER), 'an exception no longer needed: drop it'
 
 
 def test_function_complexity():
