@@ -4,7 +4,7 @@ one way, in the order the book is read.
 * No generated module over `MAX_LINES` lines (`_modidx.py`, nbdev's index, aside; `LONGER` states the exceptions).
 * No function or method over cyclomatic complexity `MAX_COMPLEXITY` (radon's count: one plus the branches).
 * A module imports only modules of earlier notebooks (by file name: `06_encoder` before `07_decoder`) or *support*
-  modules: those whose package imports are all support modules themselves (`utils` is the first).
+  modules: leaves that import nothing of the package but `utils` (checkpoints, the run log, the plots, ...).
 * Loading a model for inference does not import the trainer or `torch.distributed`'s process groups.
 """
 import ast, re, subprocess, sys
@@ -46,12 +46,8 @@ def package_imports(path: Path) -> set:
 
 
 def support_modules(graph: dict) -> set:
-    "Modules that import only support modules; grown from the modules that import none of the package."
-    support = set()
-    while True:
-        more = {m for m, deps in graph.items() if m not in support and deps <= support}
-        if not more: return support
-        support |= more
+    "Leaf modules any chapter may use: they import nothing of the package but `utils`."
+    return {m for m, deps in graph.items() if deps <= {'utils'}}
 
 
 def test_module_sizes():
@@ -80,7 +76,7 @@ def test_dependencies_follow_the_chapters():
     back = [f'{m} ({order[m]}) imports {d} ({order[d]})' for m, deps in graph.items() for d in deps
             if d not in support and order[d] >= order[m]]
     assert not back, 'imports against the chapter order: ' + '; '.join(sorted(back))
-    assert 'utils' in support
+    assert {'utils', 'checkpoint', 'runlog'} <= support
 
 
 def test_inference_does_not_import_training():
