@@ -1,4 +1,5 @@
-"""The built book, opened in headless Chromium: every chapter page loads, its math is typeset, its figures exist.
+"""The built book, opened in headless Chromium: every chapter page loads, its math is typeset, its figures exist,
+and at 1280 px no code cell is wider than the content column (no line is cut off).
 
 Needs `_build/html` (`make html` runs first in `make test`) and a Chromium binary (`make test` installs Debian's
 `chromium` when it is missing). Screenshots of three pages go to `_build/screenshots/`.
@@ -54,3 +55,28 @@ def test_screenshots_of_three_pages():
         shot = out / f'{Path(nb).name}.png'
         browse(HTML / f'{nb}.html', '--window-size=1400,2000', f'--screenshot={shot}')
         assert shot.exists() and shot.stat().st_size > 20_000, f'screenshot of {nb} is empty'
+
+
+OVERFLOW_JS = '''<script>
+window.addEventListener('load', () => setTimeout(() => {
+  const cut = [...document.querySelectorAll('div.cell_input pre')]
+    .filter(p => p.scrollWidth > p.clientWidth + 1)
+    .map(p => (p.textContent.split('\\n').reduce((a, b) => b.length > a.length ? b : a, '')).slice(0, 100));
+  document.body.setAttribute('data-code-overflow', JSON.stringify(cut));
+}, 500));
+</script>'''
+
+
+@pytest.mark.parametrize('nb', TOC_FILES)
+def test_code_fits_the_column_at_1280px(nb, tmp_path):
+    "No code cell of the page scrolls sideways in a 1280-pixel window: every code line is on the page."
+    import json
+    page = HTML / f'{nb}.html'
+    probe = page.with_name(f'_probe_{page.name}')  # next to the page, so its styles and scripts load
+    probe.write_text(page.read_text().replace('</body>', OVERFLOW_JS + '</body>'))
+    try: dom = browse(probe, '--window-size=1280,900', '--dump-dom')
+    finally: probe.unlink()
+    m = re.search(r'data-code-overflow="([^"]*)"', dom)
+    assert m, f'{nb}: the overflow probe did not run'
+    cut = json.loads(html.unescape(m.group(1)))
+    assert not cut, f'{nb}: {len(cut)} code cells are wider than the column, e.g. {cut[0]!r}'

@@ -1,7 +1,8 @@
 """The package's shape: modules a reader can take in, functions a reader can follow, and a dependency graph that runs
 one way, in the order the book is read.
 
-* No generated module over `MAX_LINES` lines (`_modidx.py`, nbdev's index, aside; `LONGER` states the exceptions).
+* No generated module over `MAX_LLOC` logical lines (radon's count: a statement spread over several physical lines
+  by the formatter counts once; `_modidx.py`, nbdev's index, aside; `LONGER` states the exceptions).
 * No function or method over cyclomatic complexity `MAX_COMPLEXITY` (radon's count: one plus the branches).
 * A module imports only modules of earlier notebooks (by file name: `06_encoder` before `07_decoder`) or *support*
   modules: leaves that import nothing of the package but `utils` (checkpoints, the run log, the plots, ...).
@@ -14,12 +15,12 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PKG = ROOT / 'transformer_nb'
-MAX_LINES, MAX_COMPLEXITY = 350, 15
+MAX_LLOC, MAX_COMPLEXITY = 310, 15  # 310 logical lines: about 350 physical ones before the 88-column format
 # Stated exceptions, each with its reason and its own ceiling.
-# train: the `Trainer` alone is about 400 lines, one method per cell in chapter 12 (opening a run, resuming, the
+# train: the `Trainer` alone is most of the module, one method per cell in chapter 12 (opening a run, resuming, the
 # update, validation, stopping, averaging, export); everything else has left the module (recipe, checkpoint, runlog,
 # train_cli). Splitting one class across modules would send a reader hunting for its methods.
-LONGER = {'train': 480}
+LONGER = {'train': 430}
 SOURCE = re.compile(r'File to edit: \.\./nbs/(\S+)\.ipynb')
 
 
@@ -51,10 +52,11 @@ def support_modules(graph: dict) -> set:
 
 
 def test_module_sizes():
-    sizes = {name: len(p.read_text().splitlines()) for name, p in modules().items()}
-    over = {n: s for n, s in sizes.items() if s > LONGER.get(n, MAX_LINES)}
-    assert not over, f'modules over {MAX_LINES} lines: {over}'
-    assert all(sizes.get(n, 0) > MAX_LINES for n in LONGER), 'an exception no longer needed: drop it'
+    from radon.raw import analyze
+    sizes = {name: analyze(p.read_text()).lloc for name, p in modules().items()}
+    over = {n: s for n, s in sizes.items() if s > LONGER.get(n, MAX_LLOC)}
+    assert not over, f'modules over {MAX_LLOC} logical lines: {over}'
+    assert all(sizes.get(n, 0) > MAX_LLOC for n in LONGER), 'an exception no longer needed: drop it'
 
 
 def test_function_complexity():

@@ -14,112 +14,183 @@ from torch import Tensor
 # %% ../nbs/01_attention.ipynb #b59a5fcb
 def causal_mask(
     L_q: int,  # number of queries
-    L_k: int | None = None,  # number of keys (default `L_q`); queries are the last `L_q` positions
+    # number of keys (default `L_q`); queries are the last `L_q` positions
+    L_k: int | None = None,
     device=None,
 ) -> Tensor:  # bool (L_q, L_k), True = may attend
     "Boolean causal mask: query `i` may attend to key `j` iff `j <= i + (L_k - L_q)`."
     L_k = L_q if L_k is None else L_k
     if L_q < 0 or L_k < L_q:
         raise ValueError(f"causal_mask needs 0 <= L_q <= L_k, got L_q={L_q}, L_k={L_k}")
-    return torch.ones(L_q, L_k, dtype=torch.bool, device=device).tril(diagonal=L_k - L_q)
+    return torch.ones(L_q, L_k, dtype=torch.bool, device=device).tril(
+        diagonal=L_k - L_q
+    )
 
 # %% ../nbs/01_attention.ipynb #df111594
-def _shape(t: Tensor) -> tuple: return tuple(t.shape)
+def _shape(t: Tensor) -> tuple:
+    return tuple(t.shape)
 
-def check_attention_inputs(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None = None) -> torch.Size:
-    "Validate shapes and dtypes of `q (..., L_q, d_k)`, `k (..., L_k, d_k)`, `v (..., L_k, d_v)` and `mask`; return the score shape."
+
+def check_attention_inputs(
+    q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None = None
+) -> torch.Size:
+    """Validate shapes and dtypes of `q (..., L_q, d_k)`, `k (..., L_k, d_k)`, `v (...,
+    L_k, d_v)` and `mask`; return the score shape."""
     for name, t in (('q', q), ('k', k), ('v', v)):
-        if not isinstance(t, Tensor): raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
-        if t.dim() < 2: raise ValueError(f"{name} must have shape (..., L, d), got {_shape(t)}")
-        if not t.is_floating_point(): raise TypeError(f"{name} must be floating point, got {t.dtype}")
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
+        if t.dim() < 2:
+            raise ValueError(f"{name} must have shape (..., L, d), got {_shape(t)}")
+        if not t.is_floating_point():
+            raise TypeError(f"{name} must be floating point, got {t.dtype}")
     if not (q.dtype == k.dtype == v.dtype):
-        raise TypeError(f"q, k and v must share one dtype, got {q.dtype}, {k.dtype}, {v.dtype}")
+        raise TypeError(
+            f"q, k and v must share one dtype, got {q.dtype}, {k.dtype}, {v.dtype}"
+        )
     if q.shape[-1] != k.shape[-1]:
-        raise ValueError(f"q and k must have the same last dimension d_k, got q {_shape(q)} and k {_shape(k)}")
+        raise ValueError(
+            f"q and k must have the same last dimension d_k, got q {_shape(q)} and k "
+            f"{_shape(k)}"
+        )
     if k.shape[-2] != v.shape[-2]:
-        raise ValueError(f"k and v must have the same length L_k, got k {_shape(k)} and v {_shape(v)}")
-    try: batch = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+        raise ValueError(
+            f"k and v must have the same length L_k, got k {_shape(k)} and v "
+            f"{_shape(v)}"
+        )
+    try:
+        batch = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
     except RuntimeError:
-        raise ValueError(f"leading (batch/head) dimensions do not broadcast: q {_shape(q)}, k {_shape(k)}, v {_shape(v)}") from None
+        raise ValueError(
+            f"leading (batch/head) dimensions do not broadcast: q {_shape(q)}, k "
+            f"{_shape(k)}, v {_shape(v)}"
+        ) from None
     scores = torch.Size((*batch, q.shape[-2], k.shape[-2]))
     if mask is not None:
-        if not isinstance(mask, Tensor): raise TypeError(f"mask must be a torch.Tensor, got {type(mask).__name__}")
+        if not isinstance(mask, Tensor):
+            raise TypeError(f"mask must be a torch.Tensor, got {type(mask).__name__}")
         if mask.dtype != torch.bool and not mask.is_floating_point():
-            raise TypeError(f"mask must be bool (True = may attend) or floating point (added to the scores), got {mask.dtype}")
-        try: ok = torch.broadcast_shapes(mask.shape, scores) == scores
-        except RuntimeError: ok = False
+            raise TypeError(
+                "mask must be bool (True = may attend) or floating point (added to "
+                f"the scores), got {mask.dtype}"
+            )
+        try:
+            ok = torch.broadcast_shapes(mask.shape, scores) == scores
+        except RuntimeError:
+            ok = False
         if not ok:
-            raise ValueError(f"mask of shape {_shape(mask)} does not broadcast to the scores (..., L_q, L_k) = {tuple(scores)}")
+            raise ValueError(
+                f"mask of shape {_shape(mask)} does not broadcast to the scores (..., "
+                f"L_q, L_k) = {tuple(scores)}"
+            )
     return scores
 
 # %% ../nbs/01_attention.ipynb #41023ad4
-def _merge_causal(mask: Tensor | None, is_causal: bool, L_q: int, L_k: int, device) -> Tensor | None:
+def _merge_causal(
+    mask: Tensor | None, is_causal: bool, L_q: int, L_k: int, device
+) -> Tensor | None:
     "Fold `is_causal` into `mask`, keeping the mask's kind (bool or additive)."
-    if not is_causal: return mask
+    if not is_causal:
+        return mask
     c = causal_mask(L_q, L_k, device=device)
-    if mask is None: return c
-    if mask.dtype == torch.bool: return mask & c
+    if mask is None:
+        return c
+    if mask.dtype == torch.bool:
+        return mask & c
     return mask.masked_fill(~c, float('-inf'))
+
 
 def explicit_attention(
     q: Tensor,  # (..., L_q, d_k)
     k: Tensor,  # (..., L_k, d_k)
     v: Tensor,  # (..., L_k, d_v)
-    mask: Tensor | None = None,  # bool (True = may attend) or additive, broadcastable to (..., L_q, L_k)
+    # bool (True = may attend) or additive, broadcastable to (..., L_q, L_k)
+    mask: Tensor | None = None,
     is_causal: bool = False,  # also apply `causal_mask(L_q, L_k)`
     dropout_p: float = 0.0,  # dropout on the attention weights
     scale: float | None = None,  # score scale, default 1/sqrt(d_k)
 ) -> tuple[Tensor, Tensor]:  # output (..., L_q, d_v), weights (..., L_q, L_k)
-    "softmax(q kᵀ · scale + mask) v, written out. Fully masked query rows give zeros, never NaN."
+    """softmax(q kᵀ · scale + mask) v, written out. Fully masked query rows give zeros,
+    never NaN."""
     scale = 1 / math.sqrt(q.size(-1)) if scale is None else scale
     scores = (q @ k.transpose(-2, -1)) * scale  # (..., L_q, L_k)
     mask = _merge_causal(mask, is_causal, q.size(-2), k.size(-2), q.device)
     if mask is not None:
-        scores = scores.masked_fill(~mask, float('-inf')) if mask.dtype == torch.bool else scores + mask
-    live = scores.amax(dim=-1, keepdim=True) > float('-inf')  # (..., L_q, 1): row has a key to look at
-    weights = torch.softmax(scores.masked_fill(~live, 0.0), dim=-1).masked_fill(~live, 0.0)
-    if dropout_p > 0: weights = F.dropout(weights, p=dropout_p)
+        scores = (
+            scores.masked_fill(~mask, float('-inf'))
+            if mask.dtype == torch.bool
+            else scores + mask
+        )
+    # (..., L_q, 1): row has a key to look at
+    live = scores.amax(dim=-1, keepdim=True) > float('-inf')
+    weights = torch.softmax(scores.masked_fill(~live, 0.0), dim=-1).masked_fill(
+        ~live, 0.0
+    )
+    if dropout_p > 0:
+        weights = F.dropout(weights, p=dropout_p)
     return weights @ v, weights  # (..., L_q, d_v), (..., L_q, L_k)
 
 # %% ../nbs/01_attention.ipynb #52132115
 def _live_rows(mask: Tensor) -> Tensor:
-    "(..., L_q, 1) bool: which query rows of `mask` have at least one key they may attend to."
-    if mask.dtype == torch.bool: return mask.any(dim=-1, keepdim=True)
+    """(..., L_q, 1) bool: which query rows of `mask` have at least one key they may
+    attend to."""
+    if mask.dtype == torch.bool:
+        return mask.any(dim=-1, keepdim=True)
     return (mask > float('-inf')).any(dim=-1, keepdim=True)
 
+
 def fast_attention(
-    q: Tensor, k: Tensor, v: Tensor,  # (..., L_q, d_k), (..., L_k, d_k), (..., L_k, d_v)
+    # (..., L_q, d_k), (..., L_k, d_k), (..., L_k, d_v)
+    q: Tensor,
+    k: Tensor,
+    v: Tensor,
     mask: Tensor | None = None,  # bool (True = may attend) or additive
     is_causal: bool = False,
     dropout_p: float = 0.0,
     scale: float | None = None,
 ) -> Tensor:  # (..., L_q, d_v)
-    "Attention through `F.scaled_dot_product_attention`, with fully masked query rows set to zero."
+    """Attention through `F.scaled_dot_product_attention`, with fully masked query rows
+    set to zero."""
     L_q, L_k = q.size(-2), k.size(-2)
     if mask is None:  # the common training case: no mask, or a square causal one
-        if is_causal and L_q != L_k: mask = causal_mask(L_q, L_k, device=q.device)
-        else: return F.scaled_dot_product_attention(q, k, v, dropout_p=dropout_p, is_causal=is_causal, scale=scale)
-    else: mask = _merge_causal(mask, is_causal, L_q, L_k, q.device)
+        if is_causal and L_q != L_k:
+            mask = causal_mask(L_q, L_k, device=q.device)
+        else:
+            return F.scaled_dot_product_attention(
+                q, k, v, dropout_p=dropout_p, is_causal=is_causal, scale=scale
+            )
+    else:
+        mask = _merge_causal(mask, is_causal, L_q, L_k, q.device)
     live = _live_rows(mask)  # (..., L_q, 1)
-    if q.device.type == 'cpu' and bool(live.all()):  # nothing fully masked (the usual case): no fix-up needed
-        return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=dropout_p, scale=scale)
+    # nothing fully masked (the usual case): no fix-up needed
+    if q.device.type == 'cpu' and bool(live.all()):
+        return F.scaled_dot_product_attention(
+            q, k, v, attn_mask=mask, dropout_p=dropout_p, scale=scale
+        )
     mask = mask | ~live if mask.dtype == torch.bool else mask.masked_fill(~live, 0.0)
-    out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=dropout_p, scale=scale)
-    return out * live  # zero the fully masked rows (a multiply is cheaper than a broadcast masked_fill)
+    out = F.scaled_dot_product_attention(
+        q, k, v, attn_mask=mask, dropout_p=dropout_p, scale=scale
+    )
+    # zero the fully masked rows (a multiply is cheaper than a broadcast masked_fill)
+    return out * live
 
 # %% ../nbs/01_attention.ipynb #5727425d
 def attention(
     q: Tensor,  # (..., L_q, d_k) queries
     k: Tensor,  # (..., L_k, d_k) keys
     v: Tensor,  # (..., L_k, d_v) values
-    mask: Tensor | None = None,  # bool (True = may attend) or additive, broadcastable to (..., L_q, L_k)
+    # bool (True = may attend) or additive, broadcastable to (..., L_q, L_k)
+    mask: Tensor | None = None,
     is_causal: bool = False,  # also block keys after each query (bottom-right aligned)
     dropout_p: float = 0.0,  # dropout on the weights (pass 0 in eval mode)
     scale: float | None = None,  # default 1/sqrt(d_k)
-    need_weights: bool = False,  # return the (..., L_q, L_k) weights (uses the explicit path)
+    # return the (..., L_q, L_k) weights (uses the explicit path)
+    need_weights: bool = False,
 ) -> tuple[Tensor, Tensor | None]:
-    "Scaled dot-product attention softmax(q kᵀ/√d_k + M) v, validated; returns `(output, weights or None)`."
+    """Scaled dot-product attention softmax(q kᵀ/√d_k + M) v, validated; returns
+    `(output, weights or None)`."""
     check_attention_inputs(q, k, v, mask)
-    if not 0.0 <= dropout_p < 1.0: raise ValueError(f"dropout_p must be in [0, 1), got {dropout_p}")
-    if need_weights: return explicit_attention(q, k, v, mask, is_causal, dropout_p, scale)
+    if not 0.0 <= dropout_p < 1.0:
+        raise ValueError(f"dropout_p must be in [0, 1), got {dropout_p}")
+    if need_weights:
+        return explicit_attention(q, k, v, mask, is_causal, dropout_p, scale)
     return fast_attention(q, k, v, mask, is_causal, dropout_p, scale), None

@@ -19,43 +19,63 @@ from .data import Pairs, Tokenizer
 # %% ../nbs/09a_batching.ipynb #206acd15
 class PairDataset(torch.utils.data.Dataset):
     "Encoded pairs: item i is `(src (S_i,), tgt (T_i,))`, long tensors ending with eos."
-    def __init__(self,
-                 src_ids: Sequence[Sequence[int]],  # encoded sources (pieces + eos)
-                 tgt_ids: Sequence[Sequence[int]],  # encoded targets (pieces + eos)
-                ):
+
+    def __init__(
+        self,
+        src_ids: Sequence[Sequence[int]],  # encoded sources (pieces + eos)
+        tgt_ids: Sequence[Sequence[int]],  # encoded targets (pieces + eos)
+    ):
         if len(src_ids) != len(tgt_ids):
             raise ValueError(f'{len(src_ids)} sources but {len(tgt_ids)} targets')
-        empty = [i for i, (s, t) in enumerate(zip(src_ids, tgt_ids))
-                 if not len(s) or not len(t)]
-        if empty: raise ValueError(f'pairs {empty[:5]} have an empty side')
+        empty = [
+            i
+            for i, (s, t) in enumerate(zip(src_ids, tgt_ids))
+            if not len(s) or not len(t)
+        ]
+        if empty:
+            raise ValueError(f'pairs {empty[:5]} have an empty side')
         self.src = [torch.as_tensor(s, dtype=torch.long) for s in src_ids]  # (S_i,)
         self.tgt = [torch.as_tensor(t, dtype=torch.long) for t in tgt_ids]  # (T_i,)
         self.ids = [str(i) for i in range(len(self.src))]  # names of the pairs
         self.dropped = []  # ids of pairs left out by `from_pairs(max_len=...)`
 
     @classmethod
-    def from_pairs(cls,
-                   pairs: Pairs,
-                   tok: Tokenizer,
-                   max_len: int | None = None,  # leave out (and list) longer pairs
-                  ) -> 'PairDataset':
+    def from_pairs(
+        cls,
+        pairs: Pairs,
+        tok: Tokenizer,
+        max_len: int | None = None,  # leave out (and list) longer pairs
+    ) -> 'PairDataset':
         "Encode `pairs` with `tok`: pieces + eos on both sides, the book's convention."
         src, tgt = tok.encode(pairs.src), tok.encode(pairs.tgt)
-        keep = [i for i in range(len(src))
-                if max_len is None or max(len(src[i]), len(tgt[i])) <= max_len]
+        keep = [
+            i
+            for i in range(len(src))
+            if max_len is None or max(len(src[i]), len(tgt[i])) <= max_len
+        ]
         ds = cls([src[i] for i in keep], [tgt[i] for i in keep])
         ds.ids = [pairs.ids[i] for i in keep]
         ds.dropped = [pairs.ids[i] for i in sorted(set(range(len(src))) - set(keep))]
-        if ds.dropped: warnings.warn(f'{len(ds.dropped)} pair(s) longer than '
-                                     f'max_len={max_len} left out (listed in .dropped)')
+        if ds.dropped:
+            warnings.warn(
+                f'{len(ds.dropped)} pair(s) longer than '
+                f'max_len={max_len} left out (listed in .dropped)'
+            )
         return ds
 
-    def __len__(self): return len(self.src)
-    def __getitem__(self, i): return self.src[i], self.tgt[i]
+    def __len__(self):
+        return len(self.src)
+
+    def __getitem__(self, i):
+        return self.src[i], self.tgt[i]
+
     @property
-    def src_lens(self) -> list: return [len(s) for s in self.src]
+    def src_lens(self) -> list:
+        return [len(s) for s in self.src]
+
     @property
-    def tgt_lens(self) -> list: return [len(t) for t in self.tgt]
+    def tgt_lens(self) -> list:
+        return [len(t) for t in self.tgt]
 
 # %% ../nbs/09a_batching.ipynb #c3ddea97
 def collate(
@@ -63,7 +83,8 @@ def collate(
     pad_token_id: int = 0,
 ) -> tuple:  # src (B, S), tgt (B, T), padded with pad_token_id
     "Pad a list of id pairs into `src (B, S)` and `tgt (B, T)` long tensors."
-    if len(batch) == 0: raise ValueError('collate got an empty batch')
+    if len(batch) == 0:
+        raise ValueError('collate got an empty batch')
     pad = lambda xs: pad_sequence(xs, batch_first=True, padding_value=pad_token_id)
     src, tgt = pad([s for s, _ in batch]), pad([t for _, t in batch])  # (B, S), (B, T)
     if src.dtype != torch.long or tgt.dtype != torch.long:
@@ -73,32 +94,40 @@ def collate(
 # %% ../nbs/09a_batching.ipynb #2b27f29d
 class TokenBucketSampler(torch.utils.data.Sampler):
     "Similar-length pairs under a padded-token budget; seeded, sharded, resumable."
-    def __init__(self,
-                 src_lens: Sequence[int],  # source length of each pair (eos included)
-                 tgt_lens: Sequence[int],  # target length of each pair
-                 max_tokens: int = 4096,  # per side: batch size × longest sequence
-                 max_sentences: int | None = None,  # optional cap on the batch size
-                 shuffle: bool = True,  # reshuffle each epoch (False: fixed order)
-                 bucket: bool = True,  # group by length (False: random, to compare)
-                 seed: int = 0,
-                 num_replicas: int = 1,  # distributed: number of ranks
-                 rank: int = 0,  # distributed: this rank
-                ):
+
+    def __init__(
+        self,
+        src_lens: Sequence[int],  # source length of each pair (eos included)
+        tgt_lens: Sequence[int],  # target length of each pair
+        max_tokens: int = 4096,  # per side: batch size × longest sequence
+        max_sentences: int | None = None,  # optional cap on the batch size
+        shuffle: bool = True,  # reshuffle each epoch (False: fixed order)
+        bucket: bool = True,  # group by length (False: random, to compare)
+        seed: int = 0,
+        num_replicas: int = 1,  # distributed: number of ranks
+        rank: int = 0,  # distributed: this rank
+    ):
         self.src_lens = np.asarray(src_lens, dtype=np.int64)
         self.tgt_lens = np.asarray(tgt_lens, dtype=np.int64)
-        if self.src_lens.shape != self.tgt_lens.shape: raise ValueError(
-            f'{len(self.src_lens)} source lengths but '
-            f'{len(self.tgt_lens)} target lengths')
+        if self.src_lens.shape != self.tgt_lens.shape:
+            raise ValueError(
+                f'{len(self.src_lens)} source lengths but '
+                f'{len(self.tgt_lens)} target lengths'
+            )
         if max_tokens < 1:
             raise ValueError(f'max_tokens must be positive, got {max_tokens}')
-        if not 0 <= rank < num_replicas: raise ValueError(
-            f'rank must be in [0, num_replicas={num_replicas}), got {rank}')
+        if not 0 <= rank < num_replicas:
+            raise ValueError(
+                f'rank must be in [0, num_replicas={num_replicas}), got {rank}'
+            )
         longest = np.maximum(self.src_lens, self.tgt_lens)
         if len(longest) and longest.max() > max_tokens:
             i = int(longest.argmax())
-            raise ValueError(f'pair {i} has {int(longest[i])} tokens, more than '
-                             f'max_tokens={max_tokens}; raise max_tokens or filter '
-                             'long pairs')
+            raise ValueError(
+                f'pair {i} has {int(longest[i])} tokens, more than '
+                f'max_tokens={max_tokens}; raise max_tokens or filter '
+                'long pairs'
+            )
         self.max_tokens, self.max_sentences = max_tokens, max_sentences
         self.shuffle, self.bucket = shuffle, bucket
         self.seed, self.num_replicas, self.rank = seed, num_replicas, rank
@@ -121,10 +150,14 @@ def batches(self: TokenBucketSampler, epoch: int) -> list:
         s, t = max(ms, S[i]), max(mt, T[i])
         over = (len(cur) + 1) * max(s, t) > self.max_tokens
         if cur and (over or len(cur) == self.max_sentences):
-            out.append(cur); cur, s, t = [], S[i], T[i]
-        cur.append(i); ms, mt = s, t
-    if cur: out.append(cur)
-    if self.shuffle: out = [out[j] for j in g.permutation(len(out))]
+            out.append(cur)
+            cur, s, t = [], S[i], T[i]
+        cur.append(i)
+        ms, mt = s, t
+    if cur:
+        out.append(cur)
+    if self.shuffle:
+        out = [out[j] for j in g.permutation(len(out))]
     return out
 
 # %% ../nbs/09a_batching.ipynb #28d5d290
@@ -134,11 +167,14 @@ def _shard(self: TokenBucketSampler) -> list:
     if self._cache is None or self._cache[0] != self.epoch:
         b = self.batches(self.epoch)
         n = len(b) // self.num_replicas * self.num_replicas  # equal counts per rank
-        self._cache = (self.epoch, b[self.rank:n:self.num_replicas])
+        self._cache = (self.epoch, b[self.rank : n : self.num_replicas])
     return self._cache[1]
 
+
 @patch
-def __len__(self: TokenBucketSampler): return len(self._shard())
+def __len__(self: TokenBucketSampler):
+    return len(self._shard())
+
 
 @patch
 def __iter__(self: TokenBucketSampler):
@@ -149,28 +185,41 @@ def __iter__(self: TokenBucketSampler):
         self.position += 1
         yield shard[self.position - 1]
 
+
 @patch
 def set_epoch(self: TokenBucketSampler, epoch: int):
     "Start `epoch` (a no-op if it is the current one, so a restored position is kept)."
-    if epoch != self.epoch: self.epoch, self.position = epoch, 0
+    if epoch != self.epoch:
+        self.epoch, self.position = epoch, 0
 
 # %% ../nbs/09a_batching.ipynb #265f8bea
 _MUST_MATCH = ('seed', 'max_tokens', 'num_replicas', 'rank', 'n_pairs')
 
+
 @patch
 def state_dict(self: TokenBucketSampler) -> dict:
     "Epoch and batches already handed out in it, plus what must match on restore."
-    return {'epoch': self.epoch, 'position': self.position, 'seed': self.seed,
-            'max_tokens': self.max_tokens, 'num_replicas': self.num_replicas,
-            'rank': self.rank, 'n_pairs': len(self.src_lens)}
+    return {
+        'epoch': self.epoch,
+        'position': self.position,
+        'seed': self.seed,
+        'max_tokens': self.max_tokens,
+        'num_replicas': self.num_replicas,
+        'rank': self.rank,
+        'n_pairs': len(self.src_lens),
+    }
+
 
 @patch
 def load_state_dict(self: TokenBucketSampler, state: dict):
     "Continue from a `state_dict()`; refuses one of other data, seed, budget or ranks."
     mine = self.state_dict()
     bad = [k for k in _MUST_MATCH if state.get(k) != mine[k]]
-    if bad: raise ValueError('sampler state does not match: ' + ', '.join(
-        f'{k}={state.get(k)} (here {mine[k]})' for k in bad))
+    if bad:
+        raise ValueError(
+            'sampler state does not match: '
+            + ', '.join(f'{k}={state.get(k)} (here {mine[k]})' for k in bad)
+        )
     self.epoch, self.position = int(state['epoch']), int(state['position'])
 
 # %% ../nbs/09a_batching.ipynb #312e5e9d
@@ -179,9 +228,11 @@ def padding_efficiency(
     src_lens: Sequence[int],
     tgt_lens: Sequence[int],
 ) -> float:
-    "Real tokens / padded tokens (batch size × longest sequence), source and target together."
+    """Real tokens / padded tokens (batch size × longest sequence), source and target
+    together."""
     real = padded = 0
     for b in batches:
         s, t = [src_lens[i] for i in b], [tgt_lens[i] for i in b]
-        real += sum(s) + sum(t); padded += len(b) * (max(s) + max(t))
+        real += sum(s) + sum(t)
+        padded += len(b) * (max(s) + max(t))
     return real / padded

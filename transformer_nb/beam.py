@@ -12,43 +12,65 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 from fastcore.basics import patch
-from .generate import IncrementalDecoder, check_args, int_at_least, length_limits
+from transformer_nb.generate import (
+    IncrementalDecoder,
+    check_args,
+    int_at_least,
+    length_limits,
+)
 from .model import Transformer
 
 # %% ../nbs/14_beam_search.ipynb #df899f51
 LP_FORMS = ('hf', 'gnmt')
+
 
 def length_normalizer(
     length,  # hypothesis length(s) |y|, ⟨EOS⟩ included: a number or a tensor
     alpha: float,  # the length penalty exponent α
     form: str = 'gnmt',  # 'hf': |y|^α; 'gnmt': ((5 + |y|) / 6)^α
 ):
-    "The divisor lp(|y|) of a hypothesis' log-probability: |y|^α ('hf') or ((5 + |y|)/6)^α ('gnmt')."
-    if form == 'hf': return length ** alpha
-    if form == 'gnmt': return ((5 + length) / 6) ** alpha
+    """The divisor lp(|y|) of a hypothesis' log-probability: |y|^α ('hf') or ((5 +
+    |y|)/6)^α ('gnmt')."""
+    if form == 'hf':
+        return length**alpha
+    if form == 'gnmt':
+        return ((5 + length) / 6) ** alpha
     raise ValueError(f"length_penalty_form must be one of {LP_FORMS}, got {form!r}")
 
 # %% ../nbs/14_beam_search.ipynb #a353e2a4
 def stable_slots(
     parent: Tensor,  # (n, k) parent slot of each new beam, best first
 ) -> Tensor:  # (n, k) the slot each new beam goes to: a permutation of 0..k-1 per row
-    "Slots for the new beams: a parent's first child keeps its slot; the others fill free slots."
-    later = (parent[:, :, None] == parent[:, None, :]).tril(-1).any(-1)  # (n, k): an earlier
-    taken = torch.zeros_like(parent).scatter_add_(1, parent, (~later).long()) > 0  # beam has it
-    free = taken.long().argsort(dim=1, stable=True)  # (n, k): free slots first, in order
-    return torch.where(later, free.gather(1, (later.long().cumsum(1) - 1).clamp(min=0)), parent)
+    """Slots for the new beams: a parent's first child keeps its slot; the others fill
+    free slots."""
+    # (n, k): an earlier
+    later = (parent[:, :, None] == parent[:, None, :]).tril(-1).any(-1)
+    # beam has it
+    taken = torch.zeros_like(parent).scatter_add_(1, parent, (~later).long()) > 0
+    # (n, k): free slots first, in order
+    free = taken.long().argsort(dim=1, stable=True)
+    return torch.where(
+        later, free.gather(1, (later.long().cumsum(1) - 1).clamp(min=0)), parent
+    )
 
 # %% ../nbs/14_beam_search.ipynb #803cbe82
 def repetition_penalize(
     scores: Tensor,  # (N, V) next-token scores (log-probabilities or logits)
     prefix: Tensor,  # (N, L) tokens generated so far
     penalty: float,  # θ > 1 discourages repeats
-    window: int | None = None,  # only the last `window` tokens of `prefix` count; None = all
+    # only the last `window` tokens of `prefix` count; None = all
+    window: int | None = None,
 ) -> Tensor:  # (N, V)
-    "Hugging Face's repetition penalty: scores of tokens in `prefix` are divided by θ if positive, multiplied by θ if negative."
-    if window is not None: prefix = prefix[:, -window:]
-    seen = torch.zeros_like(scores, dtype=torch.bool).scatter_(1, prefix, True)  # (N, V)
-    return torch.where(seen, torch.where(scores < 0, scores * penalty, scores / penalty), scores)
+    """Hugging Face's repetition penalty: scores of tokens in `prefix` are divided by θ
+    if positive, multiplied by θ if negative."""
+    if window is not None:
+        prefix = prefix[:, -window:]
+    # (N, V)
+    seen = torch.zeros_like(scores, dtype=torch.bool).scatter_(1, prefix, True)
+    return torch.where(
+        seen, torch.where(scores < 0, scores * penalty, scores / penalty), scores
+    )
+
 
 def ban_repeated_ngrams(
     scores: Tensor,  # (N, V)
@@ -57,57 +79,95 @@ def ban_repeated_ngrams(
 ) -> Tensor:  # (N, V), banned tokens at -inf
     "Set to -inf every token that would complete an n-gram already present in `prefix`."
     L = prefix.size(1)
-    if L < n: return scores
+    if L < n:
+        return scores
     grams = prefix.unfold(1, n, 1)  # (N, L - n + 1, n): every n-gram so far
-    match = (grams[:, :, :-1] == prefix[:, None, L - n + 1:]).all(-1)  # (N, L - n + 1): starts like the last n - 1 tokens
-    banned = torch.zeros_like(scores).scatter_add_(1, grams[:, :, -1], match.to(scores.dtype)) > 0  # (N, V)
+    # (N, L - n + 1): starts like the last n - 1 tokens
+    match = (grams[:, :, :-1] == prefix[:, None, L - n + 1 :]).all(-1)
+    # (N, V)
+    banned = (
+        torch.zeros_like(scores).scatter_add_(
+            1, grams[:, :, -1], match.to(scores.dtype)
+        )
+        > 0
+    )
     return scores.masked_fill(banned, float('-inf'))
 
 # %% ../nbs/14_beam_search.ipynb #a941da69
 LP_LIMIT = 10.0  # a larger |α| overflows the normaliser of long outputs
 
+
 def check_length_penalty(alpha) -> float:
     "α must be finite with |α| <= LP_LIMIT (nan and inf silently empty every beam)."
     number = isinstance(alpha, (int, float)) and not isinstance(alpha, bool)
     if not number or not math.isfinite(alpha) or abs(alpha) > LP_LIMIT:
-        raise ValueError(f"length_penalty must be a finite number in [-{LP_LIMIT:g}, "
-                         f"{LP_LIMIT:g}], got {alpha!r}")
+        raise ValueError(
+            f"length_penalty must be a finite number in [-{LP_LIMIT:g}, "
+            f"{LP_LIMIT:g}], got {alpha!r}"
+        )
     return float(alpha)
+
 
 def _check_beam_args(model, src, s: dict):
     "Validate the source and the settings `s` of `beam_search` once, before the loop."
     if not isinstance(src, Tensor) or src.dim() != 2 or src.dtype != torch.long:
-        got = (f"{tuple(src.shape)} {src.dtype}" if isinstance(src, Tensor)
-               else type(src).__name__)
-        raise ValueError("src must be a (B, S) tensor of token ids (torch.long), "
-                         f"got {got}")
+        got = (
+            f"{tuple(src.shape)} {src.dtype}"
+            if isinstance(src, Tensor)
+            else type(src).__name__
+        )
+        raise ValueError(
+            f"src must be a (B, S) tensor of token ids (torch.long), got {got}"
+        )
     K, G, R = (s[n] for n in ('num_beams', 'num_beam_groups', 'num_return_sequences'))
-    check_args((n, s[n], int_at_least(1), 'a positive int')
-               for n in ('num_beams', 'num_beam_groups', 'num_return_sequences'))
+    check_args(
+        (n, s[n], int_at_least(1), 'a positive int')
+        for n in ('num_beams', 'num_beam_groups', 'num_return_sequences')
+    )
     if K % G:
         raise ValueError(f"num_beams={K} must be divisible by num_beam_groups={G}")
-    if R > K: raise ValueError(f"num_return_sequences={R} cannot exceed num_beams={K}")
+    if R > K:
+        raise ValueError(f"num_return_sequences={R} cannot exceed num_beams={K}")
     T = model.config.max_len
     in_range = lambda v: v is None or (isinstance(v, int) and 1 <= v <= T)
     optional = lambda v: v is None or int_at_least(1)(v)
-    check_args((n, s[n], ok, expected) for n, ok, expected in (
-        ('early_stopping', lambda v: v in (True, False, 'never'),
-         "True, False or 'never'"),
-        ('length_penalty_form', lambda v: v in LP_FORMS, f"one of {LP_FORMS}"),
-        ('diversity_penalty', lambda v: v >= 0, '>= 0'),
-        ('repetition_penalty', lambda v: v > 0, '> 0'),
-        ('repetition_window', optional, 'a positive int or None'),
-        ('no_repeat_ngram_size', int_at_least(0), 'a non-negative int'),
-        ('min_new_tokens', int_at_least(0), 'a non-negative int'),
-        ('max_new_tokens', in_range, f"an int in [1, max_len={T}] or None")))
+    check_args(
+        (n, s[n], ok, expected)
+        for n, ok, expected in (
+            (
+                'early_stopping',
+                lambda v: v in (True, False, 'never'),
+                "True, False or 'never'",
+            ),
+            ('length_penalty_form', lambda v: v in LP_FORMS, f"one of {LP_FORMS}"),
+            ('diversity_penalty', lambda v: v >= 0, '>= 0'),
+            ('repetition_penalty', lambda v: v > 0, '> 0'),
+            ('repetition_window', optional, 'a positive int or None'),
+            ('no_repeat_ngram_size', int_at_least(0), 'a non-negative int'),
+            ('min_new_tokens', int_at_least(0), 'a non-negative int'),
+            ('max_new_tokens', in_range, f"an int in [1, max_len={T}] or None"),
+        )
+    )
 
 # %% ../nbs/14_beam_search.ipynb #3571f9da
 class BeamSearch:
     "A batched beam search: settings, decoder, and the state of the active sentences."
-    SETTINGS = ('num_beams', 'max_new_tokens', 'min_new_tokens', 'length_penalty',
-                'length_penalty_form', 'early_stopping', 'num_return_sequences',
-                'num_beam_groups', 'diversity_penalty', 'repetition_penalty',
-                'repetition_window', 'no_repeat_ngram_size')
+
+    SETTINGS = (
+        'num_beams',
+        'max_new_tokens',
+        'min_new_tokens',
+        'length_penalty',
+        'length_penalty_form',
+        'early_stopping',
+        'num_return_sequences',
+        'num_beam_groups',
+        'diversity_penalty',
+        'repetition_penalty',
+        'repetition_window',
+        'no_repeat_ngram_size',
+    )
+
     def __init__(self, model: Transformer, src: Tensor, settings: dict, trace=None):
         "Encode `src` (B >= 1) with `model` (in eval mode), for checked `settings`."
         self.__dict__.update(settings)  # num_beams, length_penalty, ... as attributes
@@ -141,13 +201,15 @@ def log_probs(self: BeamSearch, tokens: Tensor, t: int) -> Tensor:  # -> (n, G, 
     "Step 1: next-token log-probabilities of every beam, penalised and constrained."
     n, NEG = self.ids.numel(), float('-inf')
     logits = self.dec.step(tokens).float()  # (n·K, V)
-    prefix = self.seq.view(n * self.num_beams, self.L)[:, :t + 1]  # ⟨BOS⟩ and so far
+    prefix = self.seq.view(n * self.num_beams, self.L)[:, : t + 1]  # ⟨BOS⟩ and so far
     if self.repetition_penalty != 1.0:
-        logits = repetition_penalize(logits, prefix, self.repetition_penalty,
-                                     self.repetition_window)
+        logits = repetition_penalize(
+            logits, prefix, self.repetition_penalty, self.repetition_window
+        )
     logp = logits.log_softmax(-1)  # (n·K, V)
     logp.index_fill_(1, self.never, NEG)
-    if t < self.min_new_tokens: logp[:, self.eos] = NEG
+    if t < self.min_new_tokens:
+        logp[:, self.eos] = NEG
     if self.no_repeat_ngram_size:
         logp = ban_repeated_ngrams(logp, prefix, self.no_repeat_ngram_size)
     return logp.view(n, self.num_beam_groups, self.k, self.V)
@@ -159,6 +221,7 @@ def candidates(self: BeamSearch, g: int, scores: Tensor) -> tuple:  # (n, k, V) 
     n, k, V = scores.size(0), self.k, self.V
     top, idx = (self.run[:, g, :, None] + scores).view(n, k * V).topk(2 * k)
     return top, idx // V, idx % V  # (n, 2k) each
+
 
 @patch
 def finish(self: BeamSearch, g: int, top, beam, tok, ends, t: int) -> Tensor:  # (n, 2k)
@@ -192,6 +255,7 @@ def advance(self: BeamSearch, g: int, top, beam, tok, ends, t: int) -> tuple:
     self.run[:, g] = best
     return parent, keep  # (n, k) each
 
+
 @patch
 def stop(self: BeamSearch, g: int, last: Tensor, t: int):  # last: (n,) at the limit
     "Step 5: group g is done when no running beam can beat the worst of a full pool."
@@ -201,7 +265,8 @@ def stop(self: BeamSearch, g: int, last: Tensor, t: int):  # last: (n,) at the l
     full = (self.fin[:, g] > NEG).all(-1)  # (n,)
     worst = torch.where(full, self.fin[:, g].min(-1).values, NEG)
     self.done[:, g] |= ~(bound > worst) | last
-    if self.early_stopping is True: self.done[:, g] |= full
+    if self.early_stopping is True:
+        self.done[:, g] |= full
 
 # %% ../nbs/14_beam_search.ipynb #467fed5c
 @patch
@@ -211,8 +276,15 @@ def record(self: BeamSearch, top, beam, tok, joins, keep, t: int) -> dict:
     rank = torch.arange(k, device=self.dev).expand(n, k)
     slot_of = torch.full_like(tok, -1).scatter_(1, keep, rank)
     norm = top / self.lp(t + 1)
-    return dict(parent=beam.cpu(), token=tok.cpu(), score=top.cpu(),
-                finished=joins.cpu(), norm=norm.cpu(), slot=slot_of.cpu())
+    return dict(
+        parent=beam.cpu(),
+        token=tok.cpu(),
+        score=top.cpu(),
+        finished=joins.cpu(),
+        norm=norm.cpu(),
+        slot=slot_of.cpu(),
+    )
+
 
 @patch
 def step(self: BeamSearch, tokens: Tensor, t: int) -> Tensor:  # (n·K,) -> (n, G, k)
@@ -226,7 +298,8 @@ def step(self: BeamSearch, tokens: Tensor, t: int) -> Tensor:  # (n·K,) -> (n, 
     records = []
     for g in range(G):
         scores = logp[:, g]  # (n, k, V)
-        if diverse and g > 0: scores = scores - self.diversity_penalty * counts[:, None]
+        if diverse and g > 0:
+            scores = scores - self.diversity_penalty * counts[:, None]
         top, beam, tok = self.candidates(g, scores)
         ends = (tok == self.eos) | last[:, None]  # (n, 2k)
         joins = self.finish(g, top, beam, tok, ends, t)
@@ -258,6 +331,7 @@ def collect(self: BeamSearch, over: Tensor):  # (n,) bool: all groups done
     self.out_score[self.ids[over]] = score
     self.out_seq[self.ids[over]] = pool_seq.gather(1, pick[..., None].expand(-1, -1, L))
 
+
 @patch
 def reorder(self: BeamSearch, parent: Tensor, t: int) -> Tensor | None:  # (n, G, k)
     "Finished sentences leave, cache rows follow their parents; the next input tokens."
@@ -267,7 +341,8 @@ def reorder(self: BeamSearch, parent: Tensor, t: int) -> Tensor | None:  # (n, G
     if over.any():
         self.collect(over)
         alive = (~over).nonzero()[:, 0]
-        if alive.numel() == 0: return None  # all finished
+        if alive.numel() == 0:
+            return None  # all finished
         for name in ('seq', 'run', 'fin', 'fin_seq', 'done', 'ids', 'limit'):
             setattr(self, name, getattr(self, name)[alive])
         n, rows = alive.numel(), rows[alive]
@@ -281,15 +356,18 @@ def search(self: BeamSearch) -> tuple:  # (B·R, T) long, (B·R,) float
     tokens = self.seq[..., 0].reshape(-1)  # (B·K,) newest token of every row
     for t in range(self.L - 1):
         tokens = self.reorder(self.step(tokens, t), t)
-        if tokens is None: break
+        if tokens is None:
+            break
     B, R, L = self.out_seq.shape
     out = self.out_seq[:, :, 1:].reshape(B * R, L - 1)
-    out = out[:, :max(int((out != self.pad).sum(1).max()), 1)]  # cut to the longest
+    out = out[:, : max(int((out != self.pad).sum(1).max()), 1)]  # cut to the longest
     return out, self.out_score.view(B * R)
+
 
 @dataclass
 class GenerateBeamOutput:
     "What `beam_search(..., return_dict_in_generate=True)` returns, named as in HF."
+
     sequences: Tensor  # (B·R, T) ids: each sentence's n-best, best first, without ⟨BOS⟩
     sequences_scores: Tensor | None = None  # (B·R,) normalised scores, if output_scores
 
@@ -323,8 +401,10 @@ def beam_search(
     else:
         was_training = model.training
         model.eval()
-        try: out, scores = BeamSearch(model, src, settings, trace).search()
-        finally: model.train(was_training)
+        try:
+            out, scores = BeamSearch(model, src, settings, trace).search()
+        finally:
+            model.train(was_training)
     if return_dict_in_generate:
         return GenerateBeamOutput(out, scores if output_scores else None)
     return (out, scores) if output_scores else out
@@ -339,12 +419,22 @@ def beam_trace(
     "Run `beam_search` on one sentence; keep each step's candidates, parents and fates."
     kwargs.setdefault('num_return_sequences', kwargs.get('num_beams', 4))
     steps = []
-    res = beam_search(model, src.view(1, -1), trace=steps, output_scores=True,
-                      return_dict_in_generate=True, **kwargs)
+    res = beam_search(
+        model,
+        src.view(1, -1),
+        trace=steps,
+        output_scores=True,
+        return_dict_in_generate=True,
+        **kwargs,
+    )
     eos, pad = model.config.eos_token_id, model.config.pad_token_id
+
     def tokens(row):
         row = [t for t in row.tolist() if t != pad]
-        return row[:row.index(eos) + 1] if eos in row else row
+        return row[: row.index(eos) + 1] if eos in row else row
+
     hyps = zip(res.sequences, res.sequences_scores)
-    return dict(steps=[{k: v[0] for k, v in s['groups'][group].items()} for s in steps],
-                hypotheses=[(tokens(r), s.item()) for r, s in hyps if s > -math.inf])
+    return dict(
+        steps=[{k: v[0] for k, v in s['groups'][group].items()} for s in steps],
+        hypotheses=[(tokens(r), s.item()) for r, s in hyps if s > -math.inf],
+    )

@@ -15,28 +15,50 @@ def beam_tree_nodes(
     nodes = []
     for t, s in enumerate(steps):
         for c in range(len(s['token'])):
-            if s['score'][c] == float('-inf'): continue
+            if s['score'][c] == float('-inf'):
+                continue
             par = (t - 1, int(s['parent'][c])) if t else (-1, 0)
             tokens = prefix[par] + (int(s['token'][c]),)
             slot, done = int(s['slot'][c]), bool(s['finished'][c])
-            if slot >= 0: prefix[(t, slot)], y_of[(t, slot)] = tokens, -c
-            on_path = list(tokens) == best[:len(tokens)]
+            if slot >= 0:
+                prefix[(t, slot)], y_of[(t, slot)] = tokens, -c
+            on_path = list(tokens) == best[: len(tokens)]
             on_best = on_path and (len(tokens) < len(best) or done or slot >= 0)
-            nodes.append(dict(x=t + 1, y=-c, y_parent=y_of[par], tokens=tokens,
-                              score=s['score'][c], norm=s['norm'][c], kept=slot >= 0,
-                              done=done, on_best=on_best))
+            nodes.append(
+                dict(
+                    x=t + 1,
+                    y=-c,
+                    y_parent=y_of[par],
+                    tokens=tokens,
+                    score=s['score'][c],
+                    norm=s['norm'][c],
+                    kept=slot >= 0,
+                    done=done,
+                    on_best=on_best,
+                )
+            )
     return nodes
 
 # %% ../nbs/94_beam_tree.ipynb #6aa6edda
 def _draw_node(ax, n: dict, label):
     "One candidate: token, summed score (normalised if finished), coloured by fate."
     text = f"{label(n['tokens'][-1])}\n{n['score']:.2f}"
-    if n['done']: text += f"\ns={n['norm']:.2f}"
+    if n['done']:
+        text += f"\ns={n['norm']:.2f}"
     fc = '#d9f2d9' if n['done'] else '#dbe9f6' if n['kept'] else 'white'
     ec = 'tab:red' if n['on_best'] else '0.6' if n['kept'] or n['done'] else '0.85'
-    ax.text(n['x'], n['y'], text, ha='center', va='center', fontsize=7, zorder=2,
-            color='black' if n['kept'] or n['done'] else '0.55',
-            bbox=dict(boxstyle='round', fc=fc, ec=ec, lw=1.5 if n['on_best'] else 0.6))
+    ax.text(
+        n['x'],
+        n['y'],
+        text,
+        ha='center',
+        va='center',
+        fontsize=7,
+        zorder=2,
+        color='black' if n['kept'] or n['done'] else '0.55',
+        bbox=dict(boxstyle='round', fc=fc, ec=ec, lw=1.5 if n['on_best'] else 0.6),
+    )
+
 
 def draw_beam_tree(
     trace: dict,  # from `beam_trace`
@@ -47,24 +69,43 @@ def draw_beam_tree(
 ):
     "Draw a search tree: each step's candidates (best on top), parents, fates."
     import matplotlib.pyplot as plt
+
     label = itos if callable(itos) else (lambda i: itos[i])
     steps = trace['steps'][:max_steps]
     T, width = len(steps), max(len(s['token']) for s in steps)
-    if ax is None: _, ax = plt.subplots(figsize=(1.45 * T + 1.2, 0.62 * width + 0.8))
+    if ax is None:
+        _, ax = plt.subplots(figsize=(1.45 * T + 1.2, 0.62 * width + 0.8))
     best = trace['hypotheses'][0][0] if trace['hypotheses'] else []
     nodes = beam_tree_nodes(steps, best)
     for n in nodes:
         red = n['on_best']
-        ax.plot([n['x'] - 1 + 0.32, n['x'] - 0.32], [n['y_parent'], n['y']], zorder=1,
-                color='tab:red' if red else '0.75', lw=2 if red else 0.8)
+        ax.plot(
+            [n['x'] - 1 + 0.32, n['x'] - 0.32],
+            [n['y_parent'], n['y']],
+            zorder=1,
+            color='tab:red' if red else '0.75',
+            lw=2 if red else 0.8,
+        )
     start = label(2) if not callable(itos) and len(itos) > 2 else '<s>'
-    ax.text(0, 0, start, ha='center', va='center', fontsize=8,
-            bbox=dict(boxstyle='round', fc='white', ec='0.4'))
-    for n in nodes: _draw_node(ax, n, label)
-    ax.set_xlim(-0.6, T + 0.6); ax.set_ylim(-width + 0.4, 0.7)
+    ax.text(
+        0,
+        0,
+        start,
+        ha='center',
+        va='center',
+        fontsize=8,
+        bbox=dict(boxstyle='round', fc='white', ec='0.4'),
+    )
+    for n in nodes:
+        _draw_node(ax, n, label)
+    ax.set_xlim(-0.6, T + 0.6)
+    ax.set_ylim(-width + 0.4, 0.7)
     ax.set_xticks(range(T + 1))
     ax.set_xticklabels(['start'] + [f'step {t + 1}' for t in range(T)], fontsize=8)
-    ax.set_yticks([]); ax.tick_params(length=0)
-    for side in ('left', 'right', 'top'): ax.spines[side].set_visible(False)
-    if title: ax.set_title(title, fontsize=10)
+    ax.set_yticks([])
+    ax.tick_params(length=0)
+    for side in ('left', 'right', 'top'):
+        ax.spines[side].set_visible(False)
+    if title:
+        ax.set_title(title, fontsize=10)
     return ax

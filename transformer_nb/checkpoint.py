@@ -19,17 +19,21 @@ import torch.distributed as dist
 CHECKPOINT_NAME, SNAPSHOT_DIR, BEST_NAME = 'checkpoint.pt', 'weights', 'best.pt'
 AVERAGED_NAME, LOG_NAME = 'averaged.pt', 'log.csv'
 
+
 def snapshot_path(folder, step: int) -> Path:
     "Where the weight snapshot of `step` goes in a run folder."
     return Path(folder) / SNAPSHOT_DIR / f'step_{step:07d}.pt'
+
 
 def list_snapshots(folder) -> list:
     "The weight snapshots in a run folder, oldest first."
     return sorted((Path(folder) / SNAPSHOT_DIR).glob('step_*.pt'))
 
+
 def changed_settings(old: dict, new: dict, keys) -> str:
     "The settings among `keys` that differ between `old` and `new`: 'key: old -> new'."
     return '; '.join(f"{k}: {old[k]!r} -> {new[k]!r}" for k in keys if old[k] != new[k])
+
 
 def clear_run(folder):
     "Delete a run's checkpoints, snapshots and log: a new run starts clean there."
@@ -43,10 +47,15 @@ def rng_state() -> dict:
     "The states of the random generators a run uses: Python, NumPy, torch CPU and CUDA."
     np_state = np.random.get_state()
     keys = torch.from_numpy(np_state[1].astype(np.int64))  # a tensor: loads safely
-    state = {'python': random.getstate(), 'torch': torch.get_rng_state(),
-             'numpy': (np_state[0], keys, *np_state[2:])}
-    if torch.cuda.is_available(): state['cuda'] = torch.cuda.get_rng_state_all()
+    state = {
+        'python': random.getstate(),
+        'torch': torch.get_rng_state(),
+        'numpy': (np_state[0], keys, *np_state[2:]),
+    }
+    if torch.cuda.is_available():
+        state['cuda'] = torch.cuda.get_rng_state_all()
     return state
+
 
 def set_rng_state(state: dict):
     "Restore what `rng_state` captured."
@@ -57,9 +66,11 @@ def set_rng_state(state: dict):
     if 'cuda' in state and torch.cuda.is_available():
         torch.cuda.set_rng_state_all(state['cuda'])
 
+
 def gather_rng_states(world: int = 1) -> list:
     "`rng_state()` of every process, in rank order (all processes must call it)."
-    if world == 1: return [rng_state()]
+    if world == 1:
+        return [rng_state()]
     states = [None] * world
     dist.all_gather_object(states, rng_state())
     return states
@@ -67,46 +78,62 @@ def gather_rng_states(world: int = 1) -> list:
 # %% ../nbs/91_checkpoints.ipynb #bd4ec1df
 def atomic_save(obj, path) -> Path:
     "torch.save to a temporary file next to `path`, flushed, then renamed over `path`."
-    path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + '.tmp')
     try:
         with open(tmp, 'wb') as f:
-            torch.save(obj, f); f.flush(); os.fsync(f.fileno())
+            torch.save(obj, f)
+            f.flush()
+            os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:  # also Ctrl-C: leave the old file as it was, and no debris
-        tmp.unlink(missing_ok=True); raise
+        tmp.unlink(missing_ok=True)
+        raise
     return path
 
 # %% ../nbs/91_checkpoints.ipynb #d4cd9df9
 @contextlib.contextmanager
 def catch_stop_signals(run, defer: bool = False):
     "A first SIGINT or SIGTERM sets `run._stop_signal`; a second: KeyboardInterrupt."
-    if threading.current_thread() is not threading.main_thread(): yield; return
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
     def handler(signum, frame):
         if defer:  # the final save: never cut it short
             print('saving the checkpoint; it stops when that is done', file=sys.stderr)
-        elif run._stop_signal is not None: raise KeyboardInterrupt
+        elif run._stop_signal is not None:
+            raise KeyboardInterrupt
         run._stop_signal = signum
+
     old = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
-    try: yield
+    try:
+        yield
     finally:
-        for s, h in old.items(): signal.signal(s, h)
+        for s, h in old.items():
+            signal.signal(s, h)
 
 # %% ../nbs/91_checkpoints.ipynb #5d6ba3e4
 def remove_debris(folder):
     "Delete the `*.tmp` files a killed save left behind in a run folder."
     for d in (Path(folder), Path(folder) / SNAPSHOT_DIR):
-        for tmp in d.glob('*.tmp'): tmp.unlink(missing_ok=True)
+        for tmp in d.glob('*.tmp'):
+            tmp.unlink(missing_ok=True)
 
 # %% ../nbs/91_checkpoints.ipynb #8ec2837e
 def _add(total: dict | None, state: dict) -> dict:
     "Add `state` to the float64 running sums `total` (the first state starts them)."
     if total is None:
-        return {k: v.to(torch.float64, copy=True) if v.is_floating_point()
-                else v.clone() for k, v in state.items()}
+        return {
+            k: v.to(torch.float64, copy=True) if v.is_floating_point() else v.clone()
+            for k, v in state.items()
+        }
     for k, v in state.items():
-        if v.is_floating_point(): total[k] += v.double()
+        if v.is_floating_point():
+            total[k] += v.double()
     return total
+
 
 def average_state_dicts(
     states,  # state_dicts of one model (an iterable: read one at a time)
@@ -116,13 +143,16 @@ def average_state_dicts(
     first = total = None
     n = 0
     for n, state in enumerate(states, 1):
-        if first is None: first = state
+        if first is None:
+            first = state
         elif state.keys() != first.keys():
-            who, ref = ((names[n - 1], names[0]) if names
-                        else (f'state {n - 1}', 'state 0'))
+            who, ref = (
+                (names[n - 1], names[0]) if names else (f'state {n - 1}', 'state 0')
+            )
             raise ValueError(f"{who} does not hold the same parameters as {ref}")
         total = _add(total, state)
-    if n == 0: raise ValueError("average_state_dicts needs at least one state_dict")
+    if n == 0:
+        raise ValueError("average_state_dicts needs at least one state_dict")
     avg, seen = {}, {}
     for k, v in total.items():  # tied (one storage, several names): one tensor
         ptr = first[k].untyped_storage().data_ptr()

@@ -11,12 +11,29 @@ from .utils import in_ipython, run_main
 
 # %% ../nbs/98_cli.ipynb #bceadcd1
 COMMANDS = {  # subcommand -> (module whose `main(argv)` runs it, one-line description)
-    'train': ('transformer_nb.train_cli', 'train a model on a parallel corpus (chapter "Training")'),
-    'translate': ('transformer_nb.translate', 'translate sentences with a saved model (chapter "Translating text")'),
-    'evaluate': ('transformer_nb.evaluate_cli', 'BLEU, chrF and error analysis of a saved model (chapter "Evaluation")'),
-    'data': ('transformer_nb.corpus', 'rebuild or describe the shipped corpus (appendix "Building the corpus")'),
-    'export': ('transformer_nb.export', 'export a saved model to Hugging Face or CTranslate2 (chapter "From the book to production")'),
+    'train': (
+        'transformer_nb.train_cli',
+        'train a model on a parallel corpus (chapter "Training")',
+    ),
+    'translate': (
+        'transformer_nb.translate',
+        'translate sentences with a saved model (chapter "Translating text")',
+    ),
+    'evaluate': (
+        'transformer_nb.evaluate_cli',
+        'BLEU, chrF and error analysis of a saved model (chapter "Evaluation")',
+    ),
+    'data': (
+        'transformer_nb.corpus',
+        'rebuild or describe the shipped corpus (appendix "Building the corpus")',
+    ),
+    'export': (
+        'transformer_nb.export',
+        'export a saved model to Hugging Face or CTranslate2 (chapter "From the book '
+        'to production")',
+    ),
 }
+
 
 def usage() -> str:
     "The text `transformer-nb --help` prints."
@@ -26,6 +43,7 @@ def usage() -> str:
     lines += ['', 'Run `transformer-nb COMMAND --help` for the options of a command.']
     return '\n'.join(lines)
 
+
 def main(argv: list[str] | None = None) -> int:
     "Entry point of `transformer-nb`: `main` of the module the first argument names."
     argv = sys.argv[1:] if argv is None else list(argv)
@@ -34,14 +52,21 @@ def main(argv: list[str] | None = None) -> int:
         return 0 if argv else 2
     if argv[0] in ('-V', '--version'):
         from transformer_nb import __version__
+
         print(f'transformer-nb {__version__}')
         return 0
     if argv[0] not in COMMANDS:
-        print(f'transformer-nb: unknown command {argv[0]!r}\n\n{usage()}', file=sys.stderr)
+        print(
+            f'transformer-nb: unknown command {argv[0]!r}\n\n{usage()}', file=sys.stderr
+        )
         return 2
     name = argv[0]
-    return run_main(importlib.import_module(COMMANDS[name][0]).main, argv[1:],
-                    prog=f'transformer-nb {name}')
+    return run_main(
+        importlib.import_module(COMMANDS[name][0]).main,
+        argv[1:],
+        prog=f'transformer-nb {name}',
+    )
+
 
 if __name__ == '__main__' and not in_ipython():  # python -m transformer_nb.cli
     sys.exit(main())

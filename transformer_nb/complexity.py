@@ -17,8 +17,11 @@ from .multihead import MultiHeadAttention
 # %% ../nbs/16_why_self_attention.ipynb #25425336
 KINDS = ('attention', 'restricted', 'lstm', 'gru', 'conv')
 
+
 class SequenceLayer(nn.Module):
-    "One layer (B, n, d) -> (B, n, d) of a given kind: self-attention, restricted self-attention, LSTM, GRU or causal 1-D convolution."
+    """One layer (B, n, d) -> (B, n, d) of a given kind: self-attention, restricted
+    self-attention, LSTM, GRU or causal 1-D convolution."""
+
     def __init__(
         self,
         kind: str,  # one of KINDS
@@ -29,20 +32,30 @@ class SequenceLayer(nn.Module):
         window: int = 4,  # 'restricted': query i sees the keys j with |i - j| <= window
     ):
         super().__init__()
-        if kind not in KINDS: raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+        if kind not in KINDS:
+            raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
         self.kind, self.window, self.pad = kind, window, (kernel_size - 1) * dilation
-        if kind in ('attention', 'restricted'): self.f = MultiHeadAttention(d_model, n_heads)
-        elif kind == 'lstm': self.f = nn.LSTM(d_model, d_model, batch_first=True)
-        elif kind == 'gru': self.f = nn.GRU(d_model, d_model, batch_first=True)
-        else: self.f = nn.Conv1d(d_model, d_model, kernel_size, dilation=dilation)
+        if kind in ('attention', 'restricted'):
+            self.f = MultiHeadAttention(d_model, n_heads)
+        elif kind == 'lstm':
+            self.f = nn.LSTM(d_model, d_model, batch_first=True)
+        elif kind == 'gru':
+            self.f = nn.GRU(d_model, d_model, batch_first=True)
+        else:
+            self.f = nn.Conv1d(d_model, d_model, kernel_size, dilation=dilation)
 
     def forward(self, x: Tensor) -> Tensor:  # (B, n, d) -> (B, n, d)
-        if self.kind == 'attention': return self.f(x)[0]
+        if self.kind == 'attention':
+            return self.f(x)[0]
         if self.kind == 'restricted':
             i = torch.arange(x.size(1), device=x.device)
-            return self.f(x, mask=(i[:, None] - i[None, :]).abs() <= self.window)[0]  # band mask (n, n)
-        if self.kind in ('lstm', 'gru'): return self.f(x)[0]  # hidden state at every step
-        return self.f(F.pad(x.transpose(1, 2), (self.pad, 0))).transpose(1, 2)  # (B, d, pad + n) -> (B, n, d)
+            # band mask (n, n)
+            return self.f(x, mask=(i[:, None] - i[None, :]).abs() <= self.window)[0]
+        # hidden state at every step
+        if self.kind in ('lstm', 'gru'):
+            return self.f(x)[0]
+        # (B, d, pad + n) -> (B, n, d)
+        return self.f(F.pad(x.transpose(1, 2), (self.pad, 0))).transpose(1, 2)
 
 # %% ../nbs/16_why_self_attention.ipynb #266d910c
 def layer_flops(
@@ -51,12 +64,20 @@ def layer_flops(
     d_model: int,  # width d
     kernel_size: int = 3,  # kernel k of 'conv'
     batch: int = 1,  # sequences B
-) -> int:  # FLOPs, a multiply-add counted as 2; biases, softmax and gate nonlinearities not counted
-    "Matrix-product FLOPs of one forward `SequenceLayer`: 8nd²+4n²d, 16nd², 12nd² or 2knd², times `batch`."
+    # FLOPs, a multiply-add counted as 2; biases, softmax and gate nonlinearities not
+    # counted
+) -> int:
+    """Matrix-product FLOPs of one forward `SequenceLayer`: 8nd²+4n²d, 16nd², 12nd² or
+    2knd², times `batch`."""
     d = d_model
-    per_sequence = {'attention': 8 * n * d * d + 4 * n * n * d, 'lstm': 16 * n * d * d,
-                    'gru': 12 * n * d * d, 'conv': 2 * kernel_size * n * d * d}
-    if kind not in per_sequence: raise ValueError(f"layer_flops knows {tuple(per_sequence)}, got {kind!r}")
+    per_sequence = {
+        'attention': 8 * n * d * d + 4 * n * n * d,
+        'lstm': 16 * n * d * d,
+        'gru': 12 * n * d * d,
+        'conv': 2 * kernel_size * n * d * d,
+    }
+    if kind not in per_sequence:
+        raise ValueError(f"layer_flops knows {tuple(per_sequence)}, got {kind!r}")
     return batch * per_sequence[kind]
 
 # %% ../nbs/16_why_self_attention.ipynb #04133f3c
@@ -65,18 +86,24 @@ def _sdpa_cpu_flops(q, k, v, *args, out_shape=None, **kwargs) -> int:
     *batch, L_q, d_k = q
     return 2 * math.prod(batch) * L_q * k[-2] * (d_k + v[-1])
 
+
 def _rnn_cpu_flops(x, w_ih, w_hh, *args, out_shape=None, **kwargs) -> int:
-    "FLOPs of the fused oneDNN RNN layer: input and hidden matrix products at every step of every sequence."
+    """FLOPs of the fused oneDNN RNN layer: input and hidden matrix products at every
+    step of every sequence."""
     return 2 * x[0] * x[1] * (w_ih[0] * w_ih[1] + w_hh[0] * w_hh[1])
 
+
 def count_flops(fn, *args, **kwargs) -> int:
-    "FLOPs that `fn(*args, **kwargs)` runs, counted by `FlopCounterMode` (taught the fused CPU attention and RNN kernels)."
+    """FLOPs that `fn(*args, **kwargs)` runs, counted by `FlopCounterMode` (taught the
+    fused CPU attention and RNN kernels)."""
     aten, extra = torch.ops.aten, {}
     if hasattr(aten, '_scaled_dot_product_flash_attention_for_cpu'):
         extra[aten._scaled_dot_product_flash_attention_for_cpu] = _sdpa_cpu_flops
-    if hasattr(aten, 'mkldnn_rnn_layer'): extra[aten.mkldnn_rnn_layer] = _rnn_cpu_flops
+    if hasattr(aten, 'mkldnn_rnn_layer'):
+        extra[aten.mkldnn_rnn_layer] = _rnn_cpu_flops
     counter = FlopCounterMode(display=False, custom_mapping=extra)
-    with counter: fn(*args, **kwargs)
+    with counter:
+        fn(*args, **kwargs)
     return counter.get_total_flops()
 
 # %% ../nbs/16_why_self_attention.ipynb #a082ce76
@@ -84,22 +111,28 @@ def median_time(
     fn,  # called as fn(), no arguments
     repeats: int = 5,  # measurements; the median is returned
     warmup: int = 1,  # untimed calls first
-    min_time: float = 0.01,  # seconds; each measurement repeats fn until it lasts at least this long
+    # seconds; each measurement repeats fn until it lasts at least this long
+    min_time: float = 0.01,
 ) -> float:  # seconds per call
     "Median wall time of one call `fn()` over `repeats` measurements after a warm-up."
-    if repeats < 1: raise ValueError(f"repeats must be >= 1, got {repeats}")
-    for _ in range(warmup): fn()
+    if repeats < 1:
+        raise ValueError(f"repeats must be >= 1, got {repeats}")
+    for _ in range(warmup):
+        fn()
     number = 1
     while True:  # calibrate: how many calls make one measurement last min_time
         t0 = time.perf_counter()
-        for _ in range(number): fn()
+        for _ in range(number):
+            fn()
         t = time.perf_counter() - t0
-        if t >= min_time: break
+        if t >= min_time:
+            break
         number *= 10 if t == 0 else max(2, min(10, math.ceil(1.2 * min_time / t)))
     times = [t / number]
     for _ in range(repeats - 1):
         t0 = time.perf_counter()
-        for _ in range(number): fn()
+        for _ in range(number):
+            fn()
         times.append((time.perf_counter() - t0) / number)
     return statistics.median(times)
 
@@ -109,22 +142,31 @@ def scaling_exponent(
     ys,  # measured costs (seconds or FLOPs), one per length
     n_min: int = 0,  # fit only the points with n >= n_min
 ) -> float:  # p in cost ∝ n^p
-    "Least-squares slope of log(cost) against log(n): the measured exponent p of cost ∝ n^p."
+    """Least-squares slope of log(cost) against log(n): the measured exponent p of cost
+    ∝ n^p."""
     pts = [(math.log(n), math.log(y)) for n, y in zip(ns, ys) if n >= n_min]
-    if len(pts) < 2: raise ValueError(f"need at least two points with n >= n_min={n_min}, got {len(pts)}")
+    if len(pts) < 2:
+        raise ValueError(
+            f"need at least two points with n >= n_min={n_min}, got {len(pts)}"
+        )
     mx, my = (sum(p[i] for p in pts) / len(pts) for i in (0, 1))
     return sum((x - mx) * (y - my) for x, y in pts) / sum((x - mx) ** 2 for x, _ in pts)
 
 # %% ../nbs/16_why_self_attention.ipynb #a42ac3c7
 def graph_depth(t: Tensor) -> int:
-    "Length of the longest chain of autograd nodes from `t` back to the leaves: operations that must run one after another."
+    """Length of the longest chain of autograd nodes from `t` back to the leaves:
+    operations that must run one after another."""
     depth, stack = {}, [(t.grad_fn, False)]
     while stack:
         node, expanded = stack.pop()
-        if node is None or (node in depth and not expanded): continue
+        if node is None or (node in depth and not expanded):
+            continue
         parents = [p for p, _ in node.next_functions if p is not None]
-        if expanded: depth[node] = 1 + max((depth[p] for p in parents), default=0); continue
-        stack.append((node, True)); stack.extend((p, False) for p in parents if p not in depth)
+        if expanded:
+            depth[node] = 1 + max((depth[p] for p in parents), default=0)
+            continue
+        stack.append((node, True))
+        stack.extend((p, False) for p in parents if p not in depth)
     return depth.get(t.grad_fn, 0)
 
 # %% ../nbs/16_why_self_attention.ipynb #7769527c
@@ -133,8 +175,9 @@ def input_influence(
     x: Tensor,  # (1, n, d) input
     pos: int = -1,  # output position
 ) -> Tensor:  # (n,) the norm of ∂y[pos]/∂x[j] for every input position j
-    "How strongly output position `pos` depends on each input position j: the norm of the gradient ∂y[pos]/∂x[j]."
+    """How strongly output position `pos` depends on each input position j: the norm of
+    the gradient ∂y[pos]/∂x[j]."""
     x = x.detach().requires_grad_(True)
     y = f(x)  # (1, n, d)
-    g, = torch.autograd.grad(y[0, pos].sum(), x)  # (1, n, d)
+    (g,) = torch.autograd.grad(y[0, pos].sum(), x)  # (1, n, d)
     return g[0].norm(dim=-1)

@@ -12,8 +12,14 @@ from collections import Counter
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from .data import (BIBLE_BOOKS, CORPUS_FILE, Pairs, _finish, bible_splits,
-                                 book_of)
+from transformer_nb.data import (
+    BIBLE_BOOKS,
+    CORPUS_FILE,
+    Pairs,
+    _finish,
+    bible_splits,
+    book_of,
+)
 from .utils import ArgumentParser, UsageError, in_ipython, run_main
 
 # %% ../nbs/90_corpus.ipynb #c7a6ea65
@@ -23,29 +29,36 @@ def read_sword_module(
     books: Sequence[str] = BIBLE_BOOKS,
 ) -> dict:
     "Raw OSIS markup of each verse of `books` in a SWORD module, by verse id."
-    try: from pysword.modules import SwordModules
+    try:
+        from pysword.modules import SwordModules
     except ImportError:
-        raise ImportError('building the corpus needs pysword: '
-                          'pip install "transformer-nb[corpus]"') from None
+        raise ImportError(
+            'building the corpus needs pysword: pip install "transformer-nb[corpus]"'
+        ) from None
     modules = SwordModules(str(sword_path))
     found = modules.parse_modules() if Path(sword_path, 'mods.d').is_dir() else {}
     if module not in found:
         raise FileNotFoundError(
             f'SWORD module {module!r} not found in {sword_path} '
             f'(found {sorted(found)}); on Debian: apt-get install sword-text-web '
-            'sword-text-sparv')
+            'sword-text-sparv'
+        )
     bible = modules.get_bible_from_module(module)
     # pysword decompresses a whole book for every verse it returns: keep the last blocks
     bible._decompressed_text = functools.lru_cache(maxsize=4)(bible._decompressed_text)
     structure, verses = bible.get_structure(), {}
     for name in books:
         _, book = structure.find_book(name)
-        ids = [f'{name}.{c}.{v}' for c, n in enumerate(book.chapter_lengths, 1)
-               for v in range(1, n + 1)]
+        ids = [
+            f'{name}.{c}.{v}'
+            for c, n in enumerate(book.chapter_lengths, 1)
+            for v in range(1, n + 1)
+        ]
         texts = list(bible.get_iter(books=name, clean=False))
         if len(texts) != len(ids):
-            raise RuntimeError(f'{module} {name}: {len(texts)} verses read, '
-                               f'{len(ids)} expected')
+            raise RuntimeError(
+                f'{module} {name}: {len(texts)} verses read, {len(ids)} expected'
+            )
         verses.update(zip(ids, texts))
     return verses
 
@@ -56,11 +69,13 @@ _GLOSSARY = re.compile(r'<div\b[^>]*type="glossary".*', re.S)  # appended to Rev
 _TAG = re.compile(r'<[^>]*>')
 _JOIN = re.compile(r'</w>(?=<transChange)|</transChange>(?=<w)')  # joined, no space
 
+
 def clean_web(markup: str) -> str:
     "Plain text of an English (WEB) verse: no glossary, notes, speaker labels or tags."
     text = _SPEAKER.sub(' ', _NOTE.sub(' ', _GLOSSARY.sub('', markup)))
     text = ' '.join(_TAG.sub('', text).split())
     return re.sub(r' (?=[,.;:!?])', '', text)
+
 
 def clean_rv1909(markup: str) -> str:
     "Plain text of a Spanish (RV1909) verse: no tags, a space where tags joined words."
@@ -69,35 +84,46 @@ def clean_rv1909(markup: str) -> str:
 # %% ../nbs/90_corpus.ipynb #135892cc
 _WORD = re.compile(r'[^\W\d_]+')
 
+
 def recase_chapter_openings(
     verses: dict,  # verse id -> plain text
 ) -> dict:
     "Undo the capitals of each chapter's first words, by their casing elsewhere."
-    seen = Counter(w for k, t in verses.items() if not k.endswith('.1')
-                   for w in _WORD.findall(t))
+    seen = Counter(
+        w for k, t in verses.items() if not k.endswith('.1') for w in _WORD.findall(t)
+    )
+
     def recase(text):
         def one(m):
             w = m.group()
-            if len(w) < 2 or not w.isupper(): return w
-            before = text[:m.start()].rstrip(' ¡¿“‘(')
-            if not before or before[-1] in '.!?:': return w.capitalize()
+            if len(w) < 2 or not w.isupper():
+                return w
+            before = text[: m.start()].rstrip(' ¡¿“‘(')
+            if not before or before[-1] in '.!?:':
+                return w.capitalize()
             title = seen[w.capitalize()] > seen[w.lower()]
             return w.capitalize() if title else w.lower()
+
         return _WORD.sub(one, text)
+
     return {k: recase(t) if k.endswith('.1') else t for k, t in verses.items()}
 
 # %% ../nbs/90_corpus.ipynb #0251fed4
-def _chapter(verse_id: str) -> str: return verse_id.rsplit('.', 1)[0]
+def _chapter(verse_id: str) -> str:
+    return verse_id.rsplit('.', 1)[0]
+
 
 def _length_outlier(en_text, es_text, ratio: tuple) -> bool:
     "Both sides have text, and len(Spanish) / len(English) is outside `ratio`."
     lo, hi = ratio
     return bool(en_text and es_text) and not lo <= len(es_text) / len(en_text) <= hi
 
+
 def _bad_chapters(en: dict, es: dict, ratio: tuple, max_outliers: int) -> dict:
     "Chapter -> why it goes whole: a hole (the next chapter too), or length outliers."
     ids_of = {}
-    for k in es: ids_of.setdefault(_chapter(k), []).append(k)
+    for k in es:
+        ids_of.setdefault(_chapter(k), []).append(k)
     chapters, bad = list(ids_of), {}
     for c, after in zip(chapters, chapters[1:] + [None]):
         if any(en.get(k) and not es[k] for k in ids_of[c]):  # a hole: a verse moved
@@ -105,13 +131,17 @@ def _bad_chapters(en: dict, es: dict, ratio: tuple, max_outliers: int) -> dict:
             if after and book_of(after) == book_of(c):
                 bad.setdefault(after, 'chapter after a hole')
         outliers = sum(_length_outlier(en.get(k), es[k], ratio) for k in ids_of[c])
-        if outliers >= max_outliers: bad.setdefault(c, 'chapter with length outliers')
+        if outliers >= max_outliers:
+            bad.setdefault(c, 'chapter with length outliers')
     return bad
+
 
 def _why_dropped(k: str, en: dict, es: dict, bad: dict, ratio: tuple) -> str | None:
     "Why verse `k` is dropped, or None to keep it."
-    if _chapter(k) in bad: return bad[_chapter(k)]
-    if not en.get(k) or not es[k]: return 'empty side'
+    if _chapter(k) in bad:
+        return bad[_chapter(k)]
+    if not en.get(k) or not es[k]:
+        return 'empty side'
     return 'length ratio' if _length_outlier(en[k], es[k], ratio) else None
 
 # %% ../nbs/90_corpus.ipynb #062b02f4
@@ -126,8 +156,10 @@ def align_verses(
     kept, dropped = [], {}
     for k in es:
         why = _why_dropped(k, en, es, bad, ratio)
-        if why is None: kept.append(k)
-        else: dropped[k] = why
+        if why is None:
+            kept.append(k)
+        else:
+            dropped[k] = why
     return kept, dropped
 
 # %% ../nbs/90_corpus.ipynb #e656ba27
@@ -144,9 +176,12 @@ def write_pairs(
     data = ''.join(lines).encode('utf-8')
     with open(path, 'wb') as f:
         if str(path).endswith('.gz'):
-            with gzip.GzipFile(filename='', mode='wb', fileobj=f, compresslevel=9,
-                               mtime=0) as g: g.write(data)
-        else: f.write(data)
+            with gzip.GzipFile(
+                filename='', mode='wb', fileobj=f, compresslevel=9, mtime=0
+            ) as g:
+                g.write(data)
+        else:
+            f.write(data)
 
 # %% ../nbs/90_corpus.ipynb #368906c5
 def build_bible_corpus(
@@ -160,13 +195,20 @@ def build_bible_corpus(
     en = {k: clean_web(v) for k, v in en.items()}
     es = recase_chapter_openings({k: clean_rv1909(v) for k, v in es.items()})
     kept, dropped = align_verses(en, es)
-    pairs = Pairs([en[k] for k in kept], [es[k] for k in kept], kept,
-                  [f'{k}: {why}' for k, why in dropped.items()])
-    if out is not None: write_pairs(pairs, out)
+    pairs = Pairs(
+        [en[k] for k in kept],
+        [es[k] for k in kept],
+        kept,
+        [f'{k}: {why}' for k, why in dropped.items()],
+    )
+    if out is not None:
+        write_pairs(pairs, out)
     if verbose:
         why = ', '.join(f'{n} {w}' for w, n in Counter(dropped.values()).most_common())
-        print(f'{len(es):,} verses, {len(kept):,} pairs kept, '
-              f'{len(dropped):,} dropped: ' + why + (f'; wrote {out}' if out else ''))
+        print(
+            f'{len(es):,} verses, {len(kept):,} pairs kept, '
+            f'{len(dropped):,} dropped: ' + why + (f'; wrote {out}' if out else '')
+        )
     return pairs
 
 # %% ../nbs/90_corpus.ipynb #4cc7dda3
@@ -176,7 +218,8 @@ def _record_pair(rec, src_lang: str, tgt_lang: str) -> tuple:
     if not isinstance(d, dict):
         raise ValueError(f'not a dictionary: {type(rec).__name__}')
     missing = [l for l in (src_lang, tgt_lang) if l not in d]
-    if missing: raise ValueError(f'no {missing[0]!r} field (fields: {sorted(d)})')
+    if missing:
+        raise ValueError(f'no {missing[0]!r} field (fields: {sorted(d)})')
     s, t = str(d[src_lang] or '').strip(), str(d[tgt_lang] or '').strip()
     if not s or not t:
         raise ValueError(f'empty {src_lang if not s else tgt_lang!r} side')
@@ -195,12 +238,16 @@ def pairs_from_records(
         raise ValueError(f"on_error must be 'raise' or 'skip', got {on_error!r}")
     out = Pairs([], [], [])
     for n, rec in enumerate(records):
-        try: s, t = _record_pair(rec, src_lang, tgt_lang)
+        try:
+            s, t = _record_pair(rec, src_lang, tgt_lang)
         except ValueError as e:
             if on_error == 'raise':
                 raise ValueError(f'{where}, record {n}: {e}') from None
-            out.skipped.append(f'record {n}: {e}'); continue
-        out.src.append(s); out.tgt.append(t); out.ids.append(str(rec.get('id', n)))
+            out.skipped.append(f'record {n}: {e}')
+            continue
+        out.src.append(s)
+        out.tgt.append(t)
+        out.ids.append(str(rec.get('id', n)))
     return _finish(out, where)
 
 # %% ../nbs/90_corpus.ipynb #c438e95c
@@ -214,10 +261,12 @@ def load_hf_pairs(
     **kwargs,  # passed to `datasets.load_dataset` (e.g. data_files=...)
 ) -> Pairs:
     "Sentence pairs through Hugging Face `datasets` (optional, imported only here)."
-    try: from datasets import load_dataset
+    try:
+        from datasets import load_dataset
     except ImportError:
-        raise ImportError('load_hf_pairs needs the datasets library: '
-                          'pip install "transformer-nb[hf]"') from None
+        raise ImportError(
+            'load_hf_pairs needs the datasets library: pip install "transformer-nb[hf]"'
+        ) from None
     ds = load_dataset(path, name, split=split, **kwargs)
     where = f'{path}{"/" + name if name else ""}[{split}]'
     return pairs_from_records(ds, src_lang, tgt_lang, on_error, where=where)
@@ -225,29 +274,42 @@ def load_hf_pairs(
 # %% ../nbs/90_corpus.ipynb #3a970221
 def main(argv=None):
     "Command line: `transformer-nb data build|stats`."
-    p = ArgumentParser(prog='transformer-nb data',
-                       description="The book's Spanish–English corpus.")
+    p = ArgumentParser(
+        prog='transformer-nb data', description="The book's Spanish–English corpus."
+    )
     sub = p.add_subparsers(dest='command', required=True)
-    b = sub.add_parser('build', help='rebuild the corpus from the Debian packages '
-                       'sword-text-web and sword-text-sparv')
-    b.add_argument('--out', default=CORPUS_FILE,
-                   help=f'output file (default: ./{CORPUS_FILE})')
-    b.add_argument('--sword-path', default='/usr/share/sword',
-                   help='SWORD library folder (default: /usr/share/sword)')
-    sub.add_parser('stats',
-                   help='print the number of pairs in each split of the shipped corpus')
+    b = sub.add_parser(
+        'build',
+        help='rebuild the corpus from the Debian packages '
+        'sword-text-web and sword-text-sparv',
+    )
+    b.add_argument(
+        '--out', default=CORPUS_FILE, help=f'output file (default: ./{CORPUS_FILE})'
+    )
+    b.add_argument(
+        '--sword-path',
+        default='/usr/share/sword',
+        help='SWORD library folder (default: /usr/share/sword)',
+    )
+    sub.add_parser(
+        'stats', help='print the number of pairs in each split of the shipped corpus'
+    )
     args = p.parse_args(argv)
     if args.command == 'build':
         if not Path(args.out).resolve().parent.is_dir():
-            raise UsageError(f"--out {args.out}: the folder {Path(args.out).parent} "
-                             "does not exist")
+            raise UsageError(
+                f"--out {args.out}: the folder {Path(args.out).parent} does not exist"
+            )
         if not Path(args.sword_path).is_dir():
-            raise UsageError(f"--sword-path {args.sword_path}: no such folder (on "
-                             "Debian: apt-get install sword-text-web sword-text-sparv)")
+            raise UsageError(
+                f"--sword-path {args.sword_path}: no such folder (on "
+                "Debian: apt-get install sword-text-web sword-text-sparv)"
+            )
         build_bible_corpus(args.out, args.sword_path)
     else:
         for name, pairs in bible_splits().items():
             print(f'{name:6} {len(pairs):6,} pairs')
+
 
 if __name__ == '__main__' and not in_ipython():  # python -m transformer_nb.corpus
     sys.exit(run_main(main, prog='transformer-nb data'))

@@ -20,17 +20,21 @@ from .model import TOKENIZER_NAME, ModelFileError, shipped_path
 # %% ../nbs/09_data.ipynb #952585a6
 CORPUS_FILE = 'bible.web-rv1909.en-es.tsv.gz'  # columns: verse id, English, Spanish
 
+
 def corpus_path(
     name: str = CORPUS_FILE,  # a file of the repository's `data/` folder
 ) -> Path:
     "A shipped data file: in the checkout's `data/`, else where the wheel installed it."
     return shipped_path(f'data/{name}')
 
+
 BIBLE_BOOKS = tuple(  # OSIS ids, canonical order
     'Gen Exod Lev Num Deut Josh Judg Ruth 1Sam 2Sam 1Kgs 2Kgs 1Chr 2Chr Ezra Neh Esth '
     'Job Ps Prov Eccl Song Isa Jer Lam Ezek Dan Hos Joel Amos Obad Jonah Mic Nah Hab '
     'Zeph Hag Zech Mal Matt Mark Luke John Acts Rom 1Cor 2Cor Gal Eph Phil Col 1Thess '
-    '2Thess 1Tim 2Tim Titus Phlm Heb Jas 1Pet 2Pet 1John 2John 3John Jude Rev'.split())
+    '2Thess 1Tim 2Tim Titus Phlm Heb Jas 1Pet 2Pet 1John 2John 3John Jude Rev'.split()
+)
+
 
 def book_of(verse_id: str) -> str:
     "The book of a verse id `Book.chapter.verse`."
@@ -39,88 +43,156 @@ def book_of(verse_id: str) -> str:
 # %% ../nbs/09_data.ipynb #6a807596
 @dataclass
 class Pairs:
-    "Parallel sentences: `src[i]` translates to `tgt[i]`, `ids[i]` names the pair, `skipped` records what was left out and why."
+    """Parallel sentences: `src[i]` translates to `tgt[i]`, `ids[i]` names the pair,
+    `skipped` records what was left out and why."""
+
     src: list
     tgt: list
     ids: list | None = None  # default: '0', '1', ...
     skipped: list = field(default_factory=list)
 
     def __post_init__(self):
-        if self.ids is None: self.ids = [str(i) for i in range(len(self.src))]
+        if self.ids is None:
+            self.ids = [str(i) for i in range(len(self.src))]
         if not len(self.src) == len(self.tgt) == len(self.ids):
-            raise ValueError(f'src, tgt and ids must have one length, got {len(self.src)}, {len(self.tgt)}, {len(self.ids)}')
+            raise ValueError(
+                f'src, tgt and ids must have one length, got {len(self.src)}, '
+                f'{len(self.tgt)}, {len(self.ids)}'
+            )
 
-    def __len__(self): return len(self.src)
-    def __getitem__(self, i): return self.src[i], self.tgt[i]
-    def __repr__(self): return f'Pairs({len(self)} pair{"" if len(self) == 1 else "s"}' + (f', e.g. {self.ids[0]}: {self.src[0][:40]!r} -> {self.tgt[0][:40]!r})' if len(self) else ')')
+    def __len__(self):
+        return len(self.src)
+
+    def __getitem__(self, i):
+        return self.src[i], self.tgt[i]
+
+    def __repr__(self):
+        return f'Pairs({len(self)} pair{"" if len(self) == 1 else "s"}' + (
+            f', e.g. {self.ids[0]}: {self.src[0][:40]!r} -> {self.tgt[0][:40]!r})'
+            if len(self)
+            else ')'
+        )
 
     def subset(self, keep) -> 'Pairs':
         "The pairs at the indices `keep` (or where the booleans `keep` are True)."
         keep = list(keep)
-        if keep and isinstance(keep[0], (bool, np.bool_)): keep = [i for i, k in enumerate(keep) if k]
-        return Pairs([self.src[i] for i in keep], [self.tgt[i] for i in keep], [self.ids[i] for i in keep])
+        if keep and isinstance(keep[0], (bool, np.bool_)):
+            keep = [i for i, k in enumerate(keep) if k]
+        return Pairs(
+            [self.src[i] for i in keep],
+            [self.tgt[i] for i in keep],
+            [self.ids[i] for i in keep],
+        )
 
     def swap(self) -> 'Pairs':
         "The same pairs in the other translation direction."
         return Pairs(list(self.tgt), list(self.src), list(self.ids), list(self.skipped))
 
 # %% ../nbs/09_data.ipynb #f92c9fc3
-def _open_binary(path): return gzip.open(path, 'rb') if str(path).endswith('.gz') else open(path, 'rb')
+def _open_binary(path):
+    return gzip.open(path, 'rb') if str(path).endswith('.gz') else open(path, 'rb')
+
 
 def _finish(pairs: Pairs, where) -> Pairs:
     "Warn once about every record that was skipped."
-    if pairs.skipped: warnings.warn(f'{where}: skipped {len(pairs.skipped)} bad record(s), listed in Pairs.skipped; first: {pairs.skipped[0]}')
+    if pairs.skipped:
+        warnings.warn(
+            f'{where}: skipped {len(pairs.skipped)} bad record(s), listed in '
+            f'Pairs.skipped; first: {pairs.skipped[0]}'
+        )
     return pairs
+
 
 def read_pairs(
     path,  # tab-separated text file, optionally .gz
     src_col: int = 0,  # column of the source sentence
     tgt_col: int = 1,  # column of the target sentence
     id_col: int | None = None,  # column of the pair's id (default: its line number)
-    on_error: str = 'raise',  # 'raise' at the first bad line, or 'skip' bad lines and list them in `Pairs.skipped`
+    # 'raise' at the first bad line, or 'skip' bad lines and list them in
+    # `Pairs.skipped`
+    on_error: str = 'raise',
 ) -> Pairs:
-    "Read sentence pairs from a TSV file; a bad line raises an error naming the file and the line."
-    if on_error not in ('raise', 'skip'): raise ValueError(f"on_error must be 'raise' or 'skip', got {on_error!r}")
+    """Read sentence pairs from a TSV file; a bad line raises an error naming the file
+    and the line."""
+    if on_error not in ('raise', 'skip'):
+        raise ValueError(f"on_error must be 'raise' or 'skip', got {on_error!r}")
     need = max(c for c in (src_col, tgt_col, id_col) if c is not None) + 1
     out = Pairs([], [], [])
     with _open_binary(path) as f:
         for n, raw in enumerate(f, 1):
             try:
-                try: line = raw.decode('utf-8').rstrip('\n').rstrip('\r')
-                except UnicodeDecodeError as e: raise ValueError(f'invalid UTF-8 at byte {e.start} of the line') from None
+                try:
+                    line = raw.decode('utf-8').rstrip('\n').rstrip('\r')
+                except UnicodeDecodeError as e:
+                    raise ValueError(
+                        f'invalid UTF-8 at byte {e.start} of the line'
+                    ) from None
                 cols = line.split('\t')
-                if len(cols) == 1: raise ValueError(f'no tab (need {need} tab-separated columns)')
-                if len(cols) < need: raise ValueError(f'{len(cols)} columns, need {need}')
+                if len(cols) == 1:
+                    raise ValueError(f'no tab (need {need} tab-separated columns)')
+                if len(cols) < need:
+                    raise ValueError(f'{len(cols)} columns, need {need}')
                 s, t = cols[src_col].strip(), cols[tgt_col].strip()
-                if not s or not t: raise ValueError(f'empty {"source" if not s else "target"} (column {src_col if not s else tgt_col})')
+                if not s or not t:
+                    raise ValueError(
+                        f'empty {"source" if not s else "target"} (column '
+                        f'{src_col if not s else tgt_col})'
+                    )
             except ValueError as e:
-                if on_error == 'raise': raise ValueError(f'{path}, line {n}: {e}') from None
-                out.skipped.append(f'line {n}: {e}'); continue
-            out.src.append(s); out.tgt.append(t); out.ids.append(cols[id_col] if id_col is not None else str(n))
+                if on_error == 'raise':
+                    raise ValueError(f'{path}, line {n}: {e}') from None
+                out.skipped.append(f'line {n}: {e}')
+                continue
+            out.src.append(s)
+            out.tgt.append(t)
+            out.ids.append(cols[id_col] if id_col is not None else str(n))
     return _finish(out, path)
 
 # %% ../nbs/09_data.ipynb #a50291c5
 BIBLE_SPLITS = {  # held-out books; every other book of BIBLE_BOOKS is in 'train'
     'valid': ('Lam', 'Amos', 'Zech', '2Cor', '1Tim', '2Tim', 'Heb'),
-    'test': ('Ruth', 'Esth', 'Joel', 'Jonah', 'Hab', 'Zeph', 'Hag', 'Mal', 'Gal',
-             'Phil', '1Thess', 'Titus', 'Phlm', 'Jas', '1Pet', '1John'),
+    'test': (
+        'Ruth',
+        'Esth',
+        'Joel',
+        'Jonah',
+        'Hab',
+        'Zeph',
+        'Hag',
+        'Mal',
+        'Gal',
+        'Phil',
+        '1Thess',
+        'Titus',
+        'Phlm',
+        'Jas',
+        '1Pet',
+        '1John',
+    ),
 }
 BASELINE_BOOKS = ('Ruth', 'Jonah', 'Hag', 'Phil', 'Titus', 'Jas', '1John')  # in 'test'
+
 
 def _split_indices(ids: Sequence[str], held_out: dict) -> dict:
     "Split name -> indices of its pairs: held-out books by name, the rest 'train'."
     owner = {b: name for name, books in held_out.items() for b in books}
     idx = {n: [] for n in ['train', *held_out]}
-    for i, k in enumerate(ids): idx[owner.get(book_of(k), 'train')].append(i)
+    for i, k in enumerate(ids):
+        idx[owner.get(book_of(k), 'train')].append(i)
     return idx
+
 
 def _give_way(pairs: Pairs, idx: list, later: set) -> Pairs:
     "The pairs at `idx` with no side in `later`; `skipped` lists the others."
     clash = [pairs.src[i] in later or pairs.tgt[i] in later for i in idx]
     out = pairs.subset([i for i, c in zip(idx, clash) if not c])
-    out.skipped = [f'{pairs.ids[i]}: a side occurs in a later split'
-                   for i, c in zip(idx, clash) if c]
+    out.skipped = [
+        f'{pairs.ids[i]}: a side occurs in a later split'
+        for i, c in zip(idx, clash)
+        if c
+    ]
     return out
+
 
 def split_by_books(
     pairs: Pairs,  # pairs whose ids are verse ids `Book.chapter.verse`
@@ -139,11 +211,15 @@ def split_by_books(
 def _bible_splits(path: str) -> dict:
     return split_by_books(read_pairs(path, src_col=1, tgt_col=2, id_col=0))
 
+
 def bible_splits(path=None) -> dict:
     "Train / valid / test splits of the Bible corpus (English source, Spanish target)."
     s = _bible_splits(str(path or corpus_path()))
-    return {n: Pairs(list(p.src), list(p.tgt), list(p.ids), list(p.skipped))
-            for n, p in s.items()}
+    return {
+        n: Pairs(list(p.src), list(p.tgt), list(p.ids), list(p.skipped))
+        for n, p in s.items()
+    }
+
 
 def load_bible(
     split: str | None = None,  # 'train', 'valid', 'test', or None for the whole corpus
@@ -159,13 +235,17 @@ def load_bible(
     else:
         splits = bible_splits(path)
         if split not in splits:
-            raise ValueError(f'split must be one of {list(splits)} or None, '
-                             f'got {split!r}')
+            raise ValueError(
+                f'split must be one of {list(splits)} or None, got {split!r}'
+            )
         pairs = splits[split]
     if books is not None:
         unknown = set(books) - set(BIBLE_BOOKS)
-        if unknown: raise ValueError(f'unknown book ids {sorted(unknown)}; '
-                                     f'use OSIS ids like {BIBLE_BOOKS[:3]}')
+        if unknown:
+            raise ValueError(
+                f'unknown book ids {sorted(unknown)}; '
+                f'use OSIS ids like {BIBLE_BOOKS[:3]}'
+            )
         skipped = pairs.skipped
         pairs = pairs.subset([book_of(k) in books for k in pairs.ids])
         pairs.skipped = skipped
@@ -173,6 +253,7 @@ def load_bible(
 
 # %% ../nbs/09_data.ipynb #bb4a8fed
 _SURROGATE = re.compile('[\ud800-\udfff]')  # lone surrogates: not encodable
+
 
 def clean_text(text: str) -> str:
     "Text SentencePiece can encode: lone surrogates become U+FFFD; non-text fails."
@@ -182,51 +263,88 @@ def clean_text(text: str) -> str:
 
 # %% ../nbs/09_data.ipynb #e0e2bfcb
 class Tokenizer:
-    "A SentencePiece model shared by both languages, with fixed special ids pad=0, unk=1, bos=2, eos=3."
+    """A SentencePiece model shared by both languages, with fixed special ids pad=0,
+    unk=1, bos=2, eos=3."""
+
     pad_token_id, unk_token_id, bos_token_id, eos_token_id = 0, 1, 2, 3
 
     def __init__(self, model_proto: bytes):  # a serialized SentencePiece model
         import sentencepiece as spm
+
         self.proto = bytes(model_proto)
-        try: self.sp = spm.SentencePieceProcessor(model_proto=self.proto)
-        except RuntimeError: raise ValueError('not a SentencePiece model') from None
+        try:
+            self.sp = spm.SentencePieceProcessor(model_proto=self.proto)
+        except RuntimeError:
+            raise ValueError('not a SentencePiece model') from None
         got = (self.sp.pad_id(), self.sp.unk_id(), self.sp.bos_id(), self.sp.eos_id())
-        if got != (0, 1, 2, 3): raise ValueError(f'special ids must be pad=0, unk=1, bos=2, eos=3; this model has {got}')
+        if got != (0, 1, 2, 3):
+            raise ValueError(
+                f'special ids must be pad=0, unk=1, bos=2, eos=3; this model has {got}'
+            )
 
     @classmethod
-    def train(cls,
-              sentences: Iterable[str],  # training text of both languages, one sentence per item
-              vocab_size: int = 8000,
-              model_type: str = 'unigram',  # 'unigram' or 'bpe'
-              character_coverage: float = 1.0,  # share of characters covered by single pieces (rare ones map to unk)
-              max_sentences: int | None = None,  # train on a random sample of this many sentences (seeded)
-              seed: int = 0,
-             ) -> 'Tokenizer':
+    def train(
+        cls,
+        # training text of both languages, one sentence per item
+        sentences: Iterable[str],
+        vocab_size: int = 8000,
+        model_type: str = 'unigram',  # 'unigram' or 'bpe'
+        # share of characters covered by single pieces (rare ones map to unk)
+        character_coverage: float = 1.0,
+        # train on a random sample of this many sentences (seeded)
+        max_sentences: int | None = None,
+        seed: int = 0,
+    ) -> 'Tokenizer':
         "Train a SentencePiece model in memory (no files written)."
         import os, sentencepiece as spm
-        if model_type not in ('unigram', 'bpe'): raise ValueError(f"model_type must be 'unigram' or 'bpe', got {model_type!r}")
+
+        if model_type not in ('unigram', 'bpe'):
+            raise ValueError(
+                f"model_type must be 'unigram' or 'bpe', got {model_type!r}"
+            )
         sentences = [s for s in sentences if s]
         if max_sentences is not None and len(sentences) > max_sentences:
             sentences = random.Random(seed).sample(sentences, max_sentences)
         buf = io.BytesIO()
         spm.SentencePieceTrainer.train(
-            sentence_iterator=iter(sentences), model_writer=buf, vocab_size=vocab_size, model_type=model_type,
-            character_coverage=character_coverage, pad_id=0, unk_id=1, bos_id=2, eos_id=3,
-            pad_piece='<pad>', unk_piece='<unk>', bos_piece='<s>', eos_piece='</s>',
-            num_threads=os.cpu_count() or 1, minloglevel=2)
+            sentence_iterator=iter(sentences),
+            model_writer=buf,
+            vocab_size=vocab_size,
+            model_type=model_type,
+            character_coverage=character_coverage,
+            pad_id=0,
+            unk_id=1,
+            bos_id=2,
+            eos_id=3,
+            pad_piece='<pad>',
+            unk_piece='<unk>',
+            bos_piece='<s>',
+            eos_piece='</s>',
+            num_threads=os.cpu_count() or 1,
+            minloglevel=2,
+        )
         return cls(buf.getvalue())
 
     @property
-    def vocab_size(self) -> int: return self.sp.get_piece_size()
-    def __len__(self): return self.vocab_size
-    def __repr__(self): return f'Tokenizer(vocab_size={self.vocab_size}, pad=0, unk=1, bos=2, eos=3)'
+    def vocab_size(self) -> int:
+        return self.sp.get_piece_size()
 
-    def encode(self,
-               text,  # a string, or a list of strings
-               add_eos: bool = True,  # end each sequence with eos (the book's convention for source and target)
-               add_bos: bool = False,
-              ):
-        "Text to ids: a list of ints for a string, a list of lists for a list of strings."
+    def __len__(self):
+        return self.vocab_size
+
+    def __repr__(self):
+        return f'Tokenizer(vocab_size={self.vocab_size}, pad=0, unk=1, bos=2, eos=3)'
+
+    def encode(
+        self,
+        text,  # a string, or a list of strings
+        # end each sequence with eos (the book's convention for source and
+        # target)
+        add_eos: bool = True,
+        add_bos: bool = False,
+    ):
+        """Text to ids: a list of ints for a string, a list of lists for a list of
+        strings."""
         single = isinstance(text, str)
         texts = [clean_text(t) for t in ([text] if single else text)]
         ids = self.sp.encode(texts, add_eos=add_eos, add_bos=add_bos)
@@ -234,12 +352,16 @@ class Tokenizer:
 
     def decode(self, ids):  # list of ints, list of lists, or a (L,) / (B, L) tensor
         "Ids to text, stopping at the first eos and skipping pad and bos."
-        if isinstance(ids, Tensor): ids = ids.tolist()
+        if isinstance(ids, Tensor):
+            ids = ids.tolist()
         single = len(ids) == 0 or isinstance(ids[0], int)
+
         def clean(row):
             row = list(row)
-            if self.eos_token_id in row: row = row[:row.index(self.eos_token_id)]
+            if self.eos_token_id in row:
+                row = row[: row.index(self.eos_token_id)]
             return [i for i in row if i not in (self.pad_token_id, self.bos_token_id)]
+
         out = [self.sp.decode(clean(r)) for r in ([ids] if single else ids)]
         return out[0] if single else out
 
@@ -248,11 +370,14 @@ class Tokenizer:
         return self.sp.encode(text, out_type=str)
 
     def save(self, path) -> Path:
-        "Write the model to `path` (a `.model` file, or a folder that gets `tokenizer.model`); returns the file."
+        """Write the model to `path` (a `.model` file, or a folder that gets
+        `tokenizer.model`); returns the file."""
         path = Path(path)
         if path.suffix != '.model':
-            path.mkdir(parents=True, exist_ok=True); path = path / TOKENIZER_NAME
-        else: path.parent.mkdir(parents=True, exist_ok=True)
+            path.mkdir(parents=True, exist_ok=True)
+            path = path / TOKENIZER_NAME
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(self.proto)
         return path
 
@@ -260,9 +385,13 @@ class Tokenizer:
     def load(cls, path) -> 'Tokenizer':
         "Read a model written by `save` (the `.model` file or its folder)."
         path = Path(path)
-        if path.is_dir(): path = path / TOKENIZER_NAME
-        if not path.exists(): raise FileNotFoundError(f'no tokenizer model at {path}')
-        try: return cls(path.read_bytes())
+        if path.is_dir():
+            path = path / TOKENIZER_NAME
+        if not path.exists():
+            raise FileNotFoundError(f'no tokenizer model at {path}')
+        try:
+            return cls(path.read_bytes())
         except ValueError as e:
-            raise ModelFileError(f'{path}: {e}: save the tokenizer again '
-                                 'with Tokenizer.save') from None
+            raise ModelFileError(
+                f'{path}: {e}: save the tokenizer again with Tokenizer.save'
+            ) from None

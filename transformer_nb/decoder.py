@@ -16,48 +16,65 @@ from .encoder import check_config, residual
 
 # %% ../nbs/07_decoder.ipynb #3dce21fa
 def shift_right(labels: Tensor, bos_token_id: int) -> Tensor:  # (B, T) -> (B, T)
-    "Decoder input for teacher forcing: ⟨BOS⟩ followed by `labels` without its last position."
-    if labels.dim() != 2: raise ValueError(f"labels must have shape (B, T), got {tuple(labels.shape)}")
-    return torch.cat([labels.new_full((labels.size(0), 1), bos_token_id), labels[:, :-1]], dim=1)
+    """Decoder input for teacher forcing: ⟨BOS⟩ followed by `labels` without its last
+    position."""
+    if labels.dim() != 2:
+        raise ValueError(f"labels must have shape (B, T), got {tuple(labels.shape)}")
+    return torch.cat(
+        [labels.new_full((labels.size(0), 1), bos_token_id), labels[:, :-1]], dim=1
+    )
 
 # %% ../nbs/07_decoder.ipynb #01e52cd5
 class DecoderLayer(nn.Module):
     "Causal self-attention, cross-attention to the memory, feed-forward; each residual."
+
     def __init__(self, config: TransformerConfig):
         super().__init__()
         c = check_config(config, 'DecoderLayer')
         self.self_attn = MultiHeadAttention(c.d_model, c.n_heads, c.attention_dropout)
         self.cross_attn = MultiHeadAttention(c.d_model, c.n_heads, c.attention_dropout)
-        self.ff = PositionwiseFeedForward(c.d_model, c.d_ff, c.activation_dropout,
-                                          activation=c.activation)
+        self.ff = PositionwiseFeedForward(
+            c.d_model, c.d_ff, c.activation_dropout, activation=c.activation
+        )
         self.sublayer1, self.sublayer2, self.sublayer3 = (residual(c) for _ in range(3))
 
     def forward(
         self,
         x: Tensor,  # (B, T, d_model) decoder states
-        memory: Tensor | None,  # (B, S, d_model) encoder output; None once the cache holds it
-        memory_mask: Tensor | None = None,  # (B, 1, 1, S) bool, True = real source token
+        # (B, S, d_model) encoder output; None once the cache holds it
+        memory: Tensor | None,
+        # (B, 1, 1, S) bool, True = real source token
+        memory_mask: Tensor | None = None,
         need_weights: bool = False,  # also return the self- and cross-attention weights
-        cache: tuple[KVCache, KVCache] | None = None,  # this layer's (self, cross) caches
+        # this layer's (self, cross) caches
+        cache: tuple[KVCache, KVCache] | None = None,
     ) -> tuple[Tensor, tuple]:  # (B, T, d_model), (self weights, cross weights)
-        "One decoder layer, over the whole target or (with a cache) over the newest positions."
+        """One decoder layer, over the whole target or (with a cache) over the newest
+        positions."""
         c_self, c_cross = (None, None) if cache is None else cache
         w = {}
+
         def self_attend(y):
-            out, w['self'] = self.self_attn(y, is_causal=True, need_weights=need_weights,
-                                            cache=c_self)
+            out, w['self'] = self.self_attn(
+                y, is_causal=True, need_weights=need_weights, cache=c_self
+            )
             return out
+
         def cross_attend(y):
-            out, w['cross'] = self.cross_attn(y, memory, mask=memory_mask,
-                                              need_weights=need_weights, cache=c_cross)
+            out, w['cross'] = self.cross_attn(
+                y, memory, mask=memory_mask, need_weights=need_weights, cache=c_cross
+            )
             return out
+
         x = self.sublayer1(x, self_attend)
         x = self.sublayer2(x, cross_attend)
         return self.sublayer3(x, self.ff), (w['self'], w['cross'])
 
 # %% ../nbs/07_decoder.ipynb #fc206c35
 class DecoderCache:
-    "The decoding state of a decoder: per layer a self-attention and a cross-attention `KVCache`."
+    """The decoding state of a decoder: per layer a self-attention and a cross-attention
+    `KVCache`."""
+
     def __init__(
         self,
         n_layers: int,  # decoder layers
@@ -65,22 +82,35 @@ class DecoderCache:
         group: int = 1,  # decoder rows per memory row (beams per sentence)
     ):
         self.self_attention = [KVCache(capacity) for _ in range(n_layers)]
-        self.cross_attention = [KVCache(cross=True, group=group) for _ in range(n_layers)]
+        self.cross_attention = [
+            KVCache(cross=True, group=group) for _ in range(n_layers)
+        ]
 
-    def __len__(self) -> int: return len(self.self_attention[0])  # target positions decoded
+    # target positions decoded
+    def __len__(self) -> int:
+        return len(self.self_attention[0])
+
     def __getitem__(self, i: int) -> tuple[KVCache, KVCache]:  # layer i's (self, cross)
         return self.self_attention[i], self.cross_attention[i]
-    def __repr__(self):
-        return (f"DecoderCache(layers={len(self.self_attention)}, len={len(self)}, "
-                f"rows={self.self_attention[0].rows}, group={self.cross_attention[0].group})")
 
-    def reorder(self, index: Tensor) -> None:  # (B',) long: row i takes old row index[i]
-        "Keep, repeat or drop batch rows in every layer (re-ranked beams, finished sentences)."
-        for c in self.self_attention + self.cross_attention: c.reorder(index)
+    def __repr__(self):
+        return (
+            f"DecoderCache(layers={len(self.self_attention)}, len={len(self)}, "
+            f"rows={self.self_attention[0].rows}, "
+            f"group={self.cross_attention[0].group})"
+        )
+
+    # (B',) long: row i takes old row index[i]
+    def reorder(self, index: Tensor) -> None:
+        """Keep, repeat or drop batch rows in every layer (re-ranked beams, finished
+        sentences)."""
+        for c in self.self_attention + self.cross_attention:
+            c.reorder(index)
 
 # %% ../nbs/07_decoder.ipynb #5d05fa88
 class Decoder(LayerStack):
     "The decoder: N `DecoderLayer`s over the embedded target, attending to the memory."
+
     def __init__(self, config: TransformerConfig, embedding: Embeddings | None = None):
         c = check_config(config, 'Decoder')
         super().__init__(c, DecoderLayer, c.n_decoder_layers, c.tgt_vocab, embedding)
@@ -105,7 +135,8 @@ class Decoder(LayerStack):
 @patch
 def forward(
     self: Decoder,
-    tgt_in: Tensor,  # (B, T) ids, shifted right; with a cache, the newest positions only
+    # (B, T) ids, shifted right; with a cache, the newest positions only
+    tgt_in: Tensor,
     memory: Tensor | None,  # (B, S, d_model); may be None once the cache holds it
     memory_mask: Tensor | None = None,  # (B, 1, 1, S) bool, True = real source token
     cache: DecoderCache | None = None,  # decoding state, advanced by T positions
@@ -113,15 +144,29 @@ def forward(
 ):  # hidden (B, T, d_model), [self-attention weights], [cross-attention weights]
     "Embed the target (positions after the cached ones), then run the layer stack."
     offset = len(cache) if cache is not None else 0
-    return self.run_layers(self.embed(tgt_in, offset), memory, memory_mask, cache, need_weights)
+    return self.run_layers(
+        self.embed(tgt_in, offset), memory, memory_mask, cache, need_weights
+    )
 
 # %% ../nbs/07_decoder.ipynb #387982ed
-def copy_decoder_layer_to_torch(ours: DecoderLayer, theirs: nn.TransformerDecoderLayer) -> None:
-    "Copy the weights of our decoder layer into a `torch.nn.TransformerDecoderLayer` of the same sizes."
+def copy_decoder_layer_to_torch(
+    ours: DecoderLayer, theirs: nn.TransformerDecoderLayer
+) -> None:
+    """Copy the weights of our decoder layer into a `torch.nn.TransformerDecoderLayer`
+    of the same sizes."""
     with torch.no_grad():
-        for a, b in ((ours.self_attn, theirs.self_attn), (ours.cross_attn, theirs.multihead_attn)):
-            b.in_proj_weight.copy_(a.in_proj.weight); b.in_proj_bias.copy_(a.in_proj.bias)
+        for a, b in (
+            (ours.self_attn, theirs.self_attn),
+            (ours.cross_attn, theirs.multihead_attn),
+        ):
+            b.in_proj_weight.copy_(a.in_proj.weight)
+            b.in_proj_bias.copy_(a.in_proj.bias)
             b.out_proj.load_state_dict(a.out_proj.state_dict())
-        theirs.linear1.load_state_dict(ours.ff.linear1.state_dict()); theirs.linear2.load_state_dict(ours.ff.linear2.state_dict())
-        for a, b in ((ours.sublayer1, theirs.norm1), (ours.sublayer2, theirs.norm2), (ours.sublayer3, theirs.norm3)):
+        theirs.linear1.load_state_dict(ours.ff.linear1.state_dict())
+        theirs.linear2.load_state_dict(ours.ff.linear2.state_dict())
+        for a, b in (
+            (ours.sublayer1, theirs.norm1),
+            (ours.sublayer2, theirs.norm2),
+            (ours.sublayer3, theirs.norm3),
+        ):
             b.load_state_dict(a.norm.state_dict())

@@ -20,43 +20,64 @@ from .sublayer import SublayerConnection
 
 # %% ../nbs/06_encoder.ipynb #bc36eaa6
 class Embeddings(nn.Module):
-    "Token embedding scaled by √d_model; `weight` (V, d_model) may be shared with other embeddings and the output projection."
+    """Token embedding scaled by √d_model; `weight` (V, d_model) may be shared with
+    other embeddings and the output projection."""
+
     def __init__(self, vocab_size: int, d_model: int, pad_token_id: int | None = 0):
         super().__init__()
-        if vocab_size <= 0 or d_model <= 0: raise ValueError(f"vocab_size and d_model must be positive, got {vocab_size}, {d_model}")
+        if vocab_size <= 0 or d_model <= 0:
+            raise ValueError(
+                f"vocab_size and d_model must be positive, got {vocab_size}, {d_model}"
+            )
         self.embed = nn.Embedding(vocab_size, d_model, padding_idx=pad_token_id)
         self.d_model, self.scale = d_model, math.sqrt(d_model)
-        nn.init.normal_(self.embed.weight, std=d_model ** -0.5)
+        nn.init.normal_(self.embed.weight, std=d_model**-0.5)
         if pad_token_id is not None:
-            with torch.no_grad(): self.embed.weight[pad_token_id].zero_()
+            with torch.no_grad():
+                self.embed.weight[pad_token_id].zero_()
 
     @property
-    def weight(self) -> nn.Parameter: return self.embed.weight
+    def weight(self) -> nn.Parameter:
+        return self.embed.weight
+
     @property
-    def vocab_size(self) -> int: return self.embed.num_embeddings
+    def vocab_size(self) -> int:
+        return self.embed.num_embeddings
 
     def forward(self, ids: Tensor) -> Tensor:  # (B, L) long -> (B, L, d_model)
         return self.embed(ids) * self.scale
 
 # %% ../nbs/06_encoder.ipynb #e36337ec
-def padding_mask(ids: Tensor, pad_token_id: int = 0) -> Tensor:  # (B, L) -> (B, 1, 1, L) bool, True = real token
+# (B, L) -> (B, 1, 1, L) bool, True = real token
+def padding_mask(ids: Tensor, pad_token_id: int = 0) -> Tensor:
     "Key mask for attention over `ids`: True where the token is not padding."
-    if ids.dim() != 2: raise ValueError(f"expected token ids of shape (B, L), got {tuple(ids.shape)}")
+    if ids.dim() != 2:
+        raise ValueError(f"expected token ids of shape (B, L), got {tuple(ids.shape)}")
     return (ids != pad_token_id)[:, None, None, :]
 
+
 def check_token_ids(ids: Tensor, vocab_size: int, name: str = 'ids') -> None:
-    "Raise a clear error unless `ids` is a (B, L) integer tensor with values in [0, vocab_size)."
-    if not isinstance(ids, Tensor): raise TypeError(f"{name} must be a torch.Tensor, got {type(ids).__name__}")
-    if ids.dtype not in (torch.int64, torch.int32): raise TypeError(f"{name} must hold integer token ids (int64), got {ids.dtype}")
-    if ids.dim() != 2: raise ValueError(f"{name} must have shape (B, L), got {tuple(ids.shape)}")
+    """Raise a clear error unless `ids` is a (B, L) integer tensor with values in [0,
+    vocab_size)."""
+    if not isinstance(ids, Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor, got {type(ids).__name__}")
+    if ids.dtype not in (torch.int64, torch.int32):
+        raise TypeError(f"{name} must hold integer token ids (int64), got {ids.dtype}")
+    if ids.dim() != 2:
+        raise ValueError(f"{name} must have shape (B, L), got {tuple(ids.shape)}")
     if ids.numel():
         lo, hi = ids.min().item(), ids.max().item()
-        if lo < 0 or hi >= vocab_size: raise ValueError(f"{name} must be in [0, {vocab_size}) (the vocabulary), got values in [{lo}, {hi}]")
+        if lo < 0 or hi >= vocab_size:
+            raise ValueError(
+                f"{name} must be in [0, {vocab_size}) (the vocabulary), got values in "
+                f"[{lo}, {hi}]"
+            )
 
 # %% ../nbs/06_encoder.ipynb #568748be
 @dataclass
 class TransformerConfig:
     "Sizes and switches of an encoder–decoder Transformer (defaults: the paper's base)."
+
     src_vocab_size: int = 37000
     tgt_vocab_size: int | None = None  # None: one joint vocabulary, the source's
     d_model: int = 512
@@ -78,27 +99,45 @@ class TransformerConfig:
     eos_token_id: int = 3
     layer_norm_eps: float = 1e-5
 
-    def __post_init__(self): self.validate()  # a bad configuration fails when made
+    def __post_init__(self):
+        self.validate()  # a bad configuration fails when made
+
     @property
     def tgt_vocab(self) -> int:  # the target vocabulary's size, joint or not
         joint = self.tgt_vocab_size is None
         return self.src_vocab_size if joint else self.tgt_vocab_size
+
     @property
-    def d_k(self) -> int: return self.d_model // self.n_heads  # the width of one head
+    def d_k(self) -> int:
+        return self.d_model // self.n_heads  # the width of one head
 
 # %% ../nbs/06_encoder.ipynb #b6cd8b9d
 TIE_MODES = ('none', 'decoder', 'three_way')
-SIZE_FIELDS = ('src_vocab_size', 'd_model', 'n_heads', 'd_ff', 'n_encoder_layers',
-               'n_decoder_layers', 'max_len')
+SIZE_FIELDS = (
+    'src_vocab_size',
+    'd_model',
+    'n_heads',
+    'd_ff',
+    'n_encoder_layers',
+    'n_decoder_layers',
+    'max_len',
+)
 
-def _one_of(*allowed): return (lambda v: v in allowed), f"one of {allowed}"
+
+def _one_of(*allowed):
+    return (lambda v: v in allowed), f"one of {allowed}"
+
 
 CONFIG_RULES = {  # field: (test of its value, what the value must be)
     **{n: ((lambda v: v > 0), 'a positive integer') for n in SIZE_FIELDS},
-    'tgt_vocab_size': ((lambda v: v is None or v > 0),
-                       'a positive integer or None (joint vocabulary)'),
-    **{n: ((lambda v: 0.0 <= v < 1.0), 'in [0, 1)')
-       for n in ('dropout', 'attention_dropout', 'activation_dropout')},
+    'tgt_vocab_size': (
+        (lambda v: v is None or v > 0),
+        'a positive integer or None (joint vocabulary)',
+    ),
+    **{
+        n: ((lambda v: 0.0 <= v < 1.0), 'in [0, 1)')
+        for n in ('dropout', 'attention_dropout', 'activation_dropout')
+    },
     'activation': _one_of('relu', 'gelu'),
     'positional': _one_of('sinusoidal', 'learned'),
     'layer_norm_eps': ((lambda v: v > 0), 'positive'),
@@ -114,42 +153,54 @@ def validate(self: TransformerConfig):
         if not ok(getattr(self, name)):
             raise ValueError(f"{name} must be {must_be}, got {getattr(self, name)!r}")
     if self.d_model % self.n_heads:
-        raise ValueError(f"d_model={self.d_model} is not divisible by "
-                         f"n_heads={self.n_heads}")
+        raise ValueError(
+            f"d_model={self.d_model} is not divisible by n_heads={self.n_heads}"
+        )
     if self.tie_embeddings == 'three_way' and self.tgt_vocab != self.src_vocab_size:
-        raise ValueError("tie_embeddings='three_way' needs one joint vocabulary, but "
-                         f"src_vocab_size={self.src_vocab_size} and tgt_vocab_size="
-                         f"{self.tgt_vocab_size}; use 'decoder' or 'none'")
-    ids = {n: getattr(self, n) for n in ('pad_token_id', 'unk_token_id', 'bos_token_id',
-                                         'eos_token_id')}
+        raise ValueError(
+            "tie_embeddings='three_way' needs one joint vocabulary, but "
+            f"src_vocab_size={self.src_vocab_size} and tgt_vocab_size="
+            f"{self.tgt_vocab_size}; use 'decoder' or 'none'"
+        )
+    ids = {
+        n: getattr(self, n)
+        for n in ('pad_token_id', 'unk_token_id', 'bos_token_id', 'eos_token_id')
+    }
     vocab = min(self.src_vocab_size, self.tgt_vocab)
     if len(set(ids.values())) != 4 or not all(0 <= i < vocab for i in ids.values()):
-        raise ValueError("special ids must be distinct and inside both vocabularies, "
-                         f"got {ids}")
+        raise ValueError(
+            f"special ids must be distinct and inside both vocabularies, got {ids}"
+        )
 
 # %% ../nbs/06_encoder.ipynb #c30fd758
 def check_config(config, who: str) -> TransformerConfig:
     "`config` if it is a `TransformerConfig`, else a TypeError saying what `who` takes."
     if not isinstance(config, TransformerConfig):
-        raise TypeError(f"{who} takes a TransformerConfig, "
-                        f"got {type(config).__name__}: "
-                        f"{who}(TransformerConfig(d_model=..., ...))")
+        raise TypeError(
+            f"{who} takes a TransformerConfig, "
+            f"got {type(config).__name__}: "
+            f"{who}(TransformerConfig(d_model=..., ...))"
+        )
     return config
+
 
 def residual(config: TransformerConfig) -> SublayerConnection:
     "The residual sublayer wrapper of chapter 5, sized and switched by `config`."
-    return SublayerConnection(config.d_model, config.dropout, config.norm_first,
-                              config.layer_norm_eps)
+    return SublayerConnection(
+        config.d_model, config.dropout, config.norm_first, config.layer_norm_eps
+    )
 
 # %% ../nbs/06_encoder.ipynb #7e800d09
 class EncoderLayer(nn.Module):
     "Self-attention, then the feed-forward network; each a residual sublayer."
+
     def __init__(self, config: TransformerConfig):
         super().__init__()
         c = check_config(config, 'EncoderLayer')
         self.self_attn = MultiHeadAttention(c.d_model, c.n_heads, c.attention_dropout)
-        self.ff = PositionwiseFeedForward(c.d_model, c.d_ff, c.activation_dropout,
-                                          activation=c.activation)
+        self.ff = PositionwiseFeedForward(
+            c.d_model, c.d_ff, c.activation_dropout, activation=c.activation
+        )
         self.sublayer1, self.sublayer2 = residual(c), residual(c)
 
     def forward(
@@ -160,16 +211,19 @@ class EncoderLayer(nn.Module):
     ) -> tuple[Tensor, Tensor | None]:  # (B, S, d_model), (B, h, S, S) weights or None
         "Self-attention over the whole sequence, then the feed-forward network."
         weights = None
+
         def attend(y):
             nonlocal weights
             out, weights = self.self_attn(y, mask=mask, need_weights=need_weights)
             return out
+
         x = self.sublayer1(x, attend)
         return self.sublayer2(x, self.ff), weights
 
 # %% ../nbs/06_encoder.ipynb #e80c7c05
 class LayerStack(nn.Module):
     "Embeddings·√d_model + positions, dropout, N layers, a final norm for pre-norm."
+
     def __init__(
         self,
         config: TransformerConfig,
@@ -183,15 +237,18 @@ class LayerStack(nn.Module):
         if embedding is None:
             embedding = Embeddings(vocab_size, c.d_model, c.pad_token_id)
         if tuple(embedding.weight.shape) != (vocab_size, c.d_model):
-            raise ValueError(f"embedding must have shape (vocab_size={vocab_size}, "
-                             f"d_model={c.d_model}), "
-                             f"got {tuple(embedding.weight.shape)}")
+            raise ValueError(
+                f"embedding must have shape (vocab_size={vocab_size}, "
+                f"d_model={c.d_model}), "
+                f"got {tuple(embedding.weight.shape)}"
+            )
         self.embedding = embedding
         self.positions = positional_encoding(c.positional, c.d_model, c.max_len)
         self.dropout = nn.Dropout(c.dropout)
         self.layers = nn.ModuleList(layer(c) for _ in range(n_layers))
-        self.final_norm = (nn.LayerNorm(c.d_model, eps=c.layer_norm_eps) if c.norm_first
-                           else None)  # post-norm layers end normalised already
+        self.final_norm = (
+            nn.LayerNorm(c.d_model, eps=c.layer_norm_eps) if c.norm_first else None
+        )  # post-norm layers end normalised already
         self.pad_token_id, self.max_len = c.pad_token_id, c.max_len
 
 # %% ../nbs/06_encoder.ipynb #8a43d0a0
@@ -204,6 +261,7 @@ def embed(
     "Scaled embeddings plus positions `offset`, `offset` + 1, ..., then dropout."
     return self.dropout(self.positions(self.embedding(ids), offset=offset))
 
+
 @patch
 def run_layers(
     self: LayerStack,
@@ -215,19 +273,23 @@ def run_layers(
     "The layers alone (no embedding), then the final LayerNorm of a pre-norm stack."
     weights = []
     for i, layer in enumerate(self.layers):
-        if cache is not None: kwargs['cache'] = cache[i]
+        if cache is not None:
+            kwargs['cache'] = cache[i]
         x, w = layer(x, *args, **kwargs)
         weights.append(w)
-    if self.final_norm is not None: x = self.final_norm(x)
+    if self.final_norm is not None:
+        x = self.final_norm(x)
     return x, weights
 
 # %% ../nbs/06_encoder.ipynb #36807c37
 class Encoder(LayerStack):
     "The encoder: N `EncoderLayer`s over the embedded source, padding masked as keys."
+
     def __init__(self, config: TransformerConfig, embedding: Embeddings | None = None):
         c = check_config(config, 'Encoder')
-        super().__init__(c, EncoderLayer, c.n_encoder_layers, c.src_vocab_size,
-                         embedding)
+        super().__init__(
+            c, EncoderLayer, c.n_encoder_layers, c.src_vocab_size, embedding
+        )
 
     def forward(
         self,
@@ -236,15 +298,21 @@ class Encoder(LayerStack):
         need_weights: bool = False,  # also return each layer's attention weights
     ) -> tuple[Tensor, list]:  # memory Z (B, S, d_model), per layer (B, h, S, S)/None
         "Embed the source and run the layer stack over it."
-        if mask is None: mask = padding_mask(src, self.pad_token_id)
+        if mask is None:
+            mask = padding_mask(src, self.pad_token_id)
         return self.run_layers(self.embed(src), mask, need_weights)
 
 # %% ../nbs/06_encoder.ipynb #ad00d33c
-def copy_encoder_layer_to_torch(ours: EncoderLayer, theirs: nn.TransformerEncoderLayer) -> None:
-    "Copy the weights of our encoder layer into a `torch.nn.TransformerEncoderLayer` of the same sizes."
+def copy_encoder_layer_to_torch(
+    ours: EncoderLayer, theirs: nn.TransformerEncoderLayer
+) -> None:
+    """Copy the weights of our encoder layer into a `torch.nn.TransformerEncoderLayer`
+    of the same sizes."""
     with torch.no_grad():
         theirs.self_attn.in_proj_weight.copy_(ours.self_attn.in_proj.weight)
         theirs.self_attn.in_proj_bias.copy_(ours.self_attn.in_proj.bias)
         theirs.self_attn.out_proj.load_state_dict(ours.self_attn.out_proj.state_dict())
-        theirs.linear1.load_state_dict(ours.ff.linear1.state_dict()); theirs.linear2.load_state_dict(ours.ff.linear2.state_dict())
-        theirs.norm1.load_state_dict(ours.sublayer1.norm.state_dict()); theirs.norm2.load_state_dict(ours.sublayer2.norm.state_dict())
+        theirs.linear1.load_state_dict(ours.ff.linear1.state_dict())
+        theirs.linear2.load_state_dict(ours.ff.linear2.state_dict())
+        theirs.norm1.load_state_dict(ours.sublayer1.norm.state_dict())
+        theirs.norm2.load_state_dict(ours.sublayer2.norm.state_dict())

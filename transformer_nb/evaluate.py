@@ -22,16 +22,32 @@ def corpus_scores(
     hypotheses: Sequence[str],  # one detokenised output sentence per test sentence
     references: Sequence[str],  # the reference translations, same order
 ) -> dict:  # bleu, chrf (0-100), bp, sys_len, ref_len, n, and both signatures
-    "Corpus BLEU and chrF with sacrebleu's defaults, their signatures, and the lengths BLEU's brevity penalty saw."
+    """Corpus BLEU and chrF with sacrebleu's defaults, their signatures, and the lengths
+    BLEU's brevity penalty saw."""
     from sacrebleu.metrics import BLEU, CHRF
+
     hypotheses, references = list(hypotheses), list(references)
     if len(hypotheses) != len(references):
-        raise ValueError(f"{len(hypotheses)} hypotheses but {len(references)} references")
-    if not references: raise ValueError("no sentences to score")
+        raise ValueError(
+            f"{len(hypotheses)} hypotheses but {len(references)} references"
+        )
+    if not references:
+        raise ValueError("no sentences to score")
     bleu, chrf = BLEU(), CHRF()
-    b, c = bleu.corpus_score(hypotheses, [references]), chrf.corpus_score(hypotheses, [references])
-    return {'bleu': b.score, 'chrf': c.score, 'bp': b.bp, 'sys_len': b.sys_len, 'ref_len': b.ref_len,
-            'n': len(references), 'bleu_signature': str(bleu.get_signature()), 'chrf_signature': str(chrf.get_signature())}
+    b, c = (
+        bleu.corpus_score(hypotheses, [references]),
+        chrf.corpus_score(hypotheses, [references]),
+    )
+    return {
+        'bleu': b.score,
+        'chrf': c.score,
+        'bp': b.bp,
+        'sys_len': b.sys_len,
+        'ref_len': b.ref_len,
+        'n': len(references),
+        'bleu_signature': str(bleu.get_signature()),
+        'chrf_signature': str(chrf.get_signature()),
+    }
 
 # %% ../nbs/17_evaluation.ipynb #beaa2acb
 def translate_ids(
@@ -41,42 +57,66 @@ def translate_ids(
     num_beams: int = 1,  # 1: greedy decoding; more: beam search with this many beams
     length_penalty: float = 0.6,  # beam search's α (GNMT length normalisation)
     batch_size: int = 32,  # sentences per batch
-    max_new_tokens: int | None = None,  # None: source length + 50 tokens (the paper's limit)
+    # None: source length + 50 tokens (the paper's limit)
+    max_new_tokens: int | None = None,
     progress: bool = False,  # a progress bar with the time left (on a terminal)
-) -> list:  # one list of output ids per sentence (no bos, eos or padding), in input order
-    "Translate `sentences` into token ids, greedy or with beam search: chapter 15's `Translator` with these settings."
-    if not isinstance(num_beams, int) or num_beams < 1: raise ValueError(f"num_beams must be a positive int, got {num_beams!r}")
+    # one list of output ids per sentence (no bos, eos or padding), in input order
+) -> list:
+    """Translate `sentences` into token ids, greedy or with beam search: chapter 15's
+    `Translator` with these settings."""
+    if not isinstance(num_beams, int) or num_beams < 1:
+        raise ValueError(f"num_beams must be a positive int, got {num_beams!r}")
     was_training = model.training
     try:
-        tr = Translator(model, tok, batch_size=batch_size, num_beams=num_beams, length_penalty=length_penalty,
-                        max_new_tokens=max_new_tokens)
+        tr = Translator(
+            model,
+            tok,
+            batch_size=batch_size,
+            num_beams=num_beams,
+            length_penalty=length_penalty,
+            max_new_tokens=max_new_tokens,
+        )
         return tr.translate_ids(sentences, progress=progress)
-    finally: model.train(was_training)  # the translator switched it to evaluation mode
+    finally:
+        model.train(was_training)  # the translator switched it to evaluation mode
 
-def translate(model: Transformer, tok: Tokenizer, sentences: Sequence[str], **kwargs) -> list:
+
+def translate(
+    model: Transformer, tok: Tokenizer, sentences: Sequence[str], **kwargs
+) -> list:
     "Translate `sentences` into text (arguments as `translate_ids`)."
-    return tok.decode(translate_ids(model, tok, sentences, **kwargs)) if len(sentences) else []
+    return (
+        tok.decode(translate_ids(model, tok, sentences, **kwargs))
+        if len(sentences)
+        else []
+    )
 
 # %% ../nbs/17_evaluation.ipynb #43dd4382
 _WORD = re.compile(r"[^\W_]+")
+
 
 def words(text: str) -> list:
     "Lower-cased words of `text`: runs of letters and digits (punctuation dropped)."
     return _WORD.findall(text.lower())
 
+
 def ngrams(tokens: Sequence[str], n: int) -> Counter:
     "Counts of the `n`-grams (tuples) of `tokens`."
-    return Counter(tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1))
+    return Counter(tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1))
+
 
 def repeated_ngrams(
     hypothesis: str,
     reference: str,
     n: int = 3,  # n-gram order
 ) -> dict:  # n-gram -> (count in hypothesis, count in reference)
-    "The word `n`-grams that occur at least twice in `hypothesis` and more often than in `reference`."
-    if not isinstance(n, int) or n < 1: raise ValueError(f"n must be a positive int, got {n!r}")
+    """The word `n`-grams that occur at least twice in `hypothesis` and more often than
+    in `reference`."""
+    if not isinstance(n, int) or n < 1:
+        raise ValueError(f"n must be a positive int, got {n!r}")
     h, r = ngrams(words(hypothesis), n), ngrams(words(reference), n)
     return {g: (k, r[g]) for g, k in h.items() if k >= 2 and k > r[g]}
+
 
 def has_repetition(hypothesis: str, reference: str, n: int = 3) -> bool:
     "True if `hypothesis` repeats some word `n`-gram beyond what `reference` does."
@@ -85,56 +125,175 @@ def has_repetition(hypothesis: str, reference: str, n: int = 3) -> bool:
 # %% ../nbs/17_evaluation.ipynb #debe1125
 def _plain(word: str) -> str:
     "Lower case without accents: 'Millón' -> 'millon'."
-    return ''.join(ch for ch in unicodedata.normalize('NFD', word.lower()) if unicodedata.category(ch) != 'Mn')
+    return ''.join(
+        ch
+        for ch in unicodedata.normalize('NFD', word.lower())
+        if unicodedata.category(ch) != 'Mn'
+    )
+
 
 def _table(*groups) -> dict:
     "{word: value} from (value, 'word word ...') pairs."
     return {w: v for v, ws in groups for w in ws.split()}
 
+
 _ES_CARDINALS = _table(
-    (1, 'un uno una'), (2, 'dos'), (3, 'tres'), (4, 'cuatro'), (5, 'cinco'), (6, 'seis'), (7, 'siete'), (8, 'ocho'), (9, 'nueve'),
-    (10, 'diez'), (11, 'once'), (12, 'doce'), (13, 'trece'), (14, 'catorce'), (15, 'quince'), (16, 'dieciseis'),
-    (17, 'diecisiete'), (18, 'dieciocho'), (19, 'diecinueve'), (20, 'veinte'), (21, 'veintiuno veintiun veintiuna'),
-    (22, 'veintidos'), (23, 'veintitres'), (24, 'veinticuatro'), (25, 'veinticinco'), (26, 'veintiseis'), (27, 'veintisiete'),
-    (28, 'veintiocho'), (29, 'veintinueve'), (30, 'treinta'), (40, 'cuarenta'), (50, 'cincuenta'), (60, 'sesenta'),
-    (70, 'setenta'), (80, 'ochenta'), (90, 'noventa'), (100, 'cien ciento'), (200, 'doscientos doscientas'),
-    (300, 'trescientos trescientas'), (400, 'cuatrocientos cuatrocientas'), (500, 'quinientos quinientas'),
-    (600, 'seiscientos seiscientas'), (700, 'setecientos setecientas'), (800, 'ochocientos ochocientas'),
-    (900, 'novecientos novecientas'), (1000, 'mil'), (10**6, 'millon millones'))
+    (1, 'un uno una'),
+    (2, 'dos'),
+    (3, 'tres'),
+    (4, 'cuatro'),
+    (5, 'cinco'),
+    (6, 'seis'),
+    (7, 'siete'),
+    (8, 'ocho'),
+    (9, 'nueve'),
+    (10, 'diez'),
+    (11, 'once'),
+    (12, 'doce'),
+    (13, 'trece'),
+    (14, 'catorce'),
+    (15, 'quince'),
+    (16, 'dieciseis'),
+    (17, 'diecisiete'),
+    (18, 'dieciocho'),
+    (19, 'diecinueve'),
+    (20, 'veinte'),
+    (21, 'veintiuno veintiun veintiuna'),
+    (22, 'veintidos'),
+    (23, 'veintitres'),
+    (24, 'veinticuatro'),
+    (25, 'veinticinco'),
+    (26, 'veintiseis'),
+    (27, 'veintisiete'),
+    (28, 'veintiocho'),
+    (29, 'veintinueve'),
+    (30, 'treinta'),
+    (40, 'cuarenta'),
+    (50, 'cincuenta'),
+    (60, 'sesenta'),
+    (70, 'setenta'),
+    (80, 'ochenta'),
+    (90, 'noventa'),
+    (100, 'cien ciento'),
+    (200, 'doscientos doscientas'),
+    (300, 'trescientos trescientas'),
+    (400, 'cuatrocientos cuatrocientas'),
+    (500, 'quinientos quinientas'),
+    (600, 'seiscientos seiscientas'),
+    (700, 'setecientos setecientas'),
+    (800, 'ochocientos ochocientas'),
+    (900, 'novecientos novecientas'),
+    (1000, 'mil'),
+    (10**6, 'millon millones'),
+)
 _ES_ORDINALS = _table(
-    (1, 'primero primer primera primeros primeras'), (2, 'segundo segunda'), (3, 'tercero tercer tercera'), (4, 'cuarto cuarta'),
-    (5, 'quinto quinta'), (6, 'sexto sexta'), (7, 'septimo septima setimo setima'), (8, 'octavo octava'),
-    (9, 'noveno novena nono nona'), (10, 'decimo decima'), (11, 'undecimo undecima'), (12, 'duodecimo duodecima'),
-    (13, 'decimotercero decimotercio decimotercera'), (14, 'decimocuarto decimocuarta'), (15, 'decimoquinto decimoquinta'),
-    (16, 'decimosexto decimosexta'), (17, 'decimoseptimo decimoseptima'), (18, 'decimoctavo decimoctava'),
-    (19, 'decimonono decimonoveno decimonovena'), (20, 'vigesimo vigesima'), (30, 'trigesimo trigesima'))
+    (1, 'primero primer primera primeros primeras'),
+    (2, 'segundo segunda'),
+    (3, 'tercero tercer tercera'),
+    (4, 'cuarto cuarta'),
+    (5, 'quinto quinta'),
+    (6, 'sexto sexta'),
+    (7, 'septimo septima setimo setima'),
+    (8, 'octavo octava'),
+    (9, 'noveno novena nono nona'),
+    (10, 'decimo decima'),
+    (11, 'undecimo undecima'),
+    (12, 'duodecimo duodecima'),
+    (13, 'decimotercero decimotercio decimotercera'),
+    (14, 'decimocuarto decimocuarta'),
+    (15, 'decimoquinto decimoquinta'),
+    (16, 'decimosexto decimosexta'),
+    (17, 'decimoseptimo decimoseptima'),
+    (18, 'decimoctavo decimoctava'),
+    (19, 'decimonono decimonoveno decimonovena'),
+    (20, 'vigesimo vigesima'),
+    (30, 'trigesimo trigesima'),
+)
 _EN_CARDINALS = _table(
-    (1, 'one'), (2, 'two'), (3, 'three'), (4, 'four'), (5, 'five'), (6, 'six'), (7, 'seven'), (8, 'eight'), (9, 'nine'),
-    (10, 'ten'), (11, 'eleven'), (12, 'twelve'), (13, 'thirteen'), (14, 'fourteen'), (15, 'fifteen'), (16, 'sixteen'),
-    (17, 'seventeen'), (18, 'eighteen'), (19, 'nineteen'), (20, 'twenty'), (30, 'thirty'), (40, 'forty'), (50, 'fifty'),
-    (60, 'sixty'), (70, 'seventy'), (80, 'eighty'), (90, 'ninety'), (100, 'hundred'), (1000, 'thousand'), (10**6, 'million'))
+    (1, 'one'),
+    (2, 'two'),
+    (3, 'three'),
+    (4, 'four'),
+    (5, 'five'),
+    (6, 'six'),
+    (7, 'seven'),
+    (8, 'eight'),
+    (9, 'nine'),
+    (10, 'ten'),
+    (11, 'eleven'),
+    (12, 'twelve'),
+    (13, 'thirteen'),
+    (14, 'fourteen'),
+    (15, 'fifteen'),
+    (16, 'sixteen'),
+    (17, 'seventeen'),
+    (18, 'eighteen'),
+    (19, 'nineteen'),
+    (20, 'twenty'),
+    (30, 'thirty'),
+    (40, 'forty'),
+    (50, 'fifty'),
+    (60, 'sixty'),
+    (70, 'seventy'),
+    (80, 'eighty'),
+    (90, 'ninety'),
+    (100, 'hundred'),
+    (1000, 'thousand'),
+    (10**6, 'million'),
+)
 _EN_ORDINALS = _table(
-    (1, 'first'), (2, 'second'), (3, 'third'), (4, 'fourth'), (5, 'fifth'), (6, 'sixth'), (7, 'seventh'), (8, 'eighth'),
-    (9, 'ninth'), (10, 'tenth'), (11, 'eleventh'), (12, 'twelfth'), (13, 'thirteenth'), (14, 'fourteenth'), (15, 'fifteenth'),
-    (16, 'sixteenth'), (17, 'seventeenth'), (18, 'eighteenth'), (19, 'nineteenth'), (20, 'twentieth'), (30, 'thirtieth'),
-    (40, 'fortieth'), (50, 'fiftieth'), (60, 'sixtieth'), (70, 'seventieth'), (80, 'eightieth'), (90, 'ninetieth'),
-    (100, 'hundredth'), (1000, 'thousandth'))
-NUMBER_WORDS = {  # language -> (cardinals, ordinals, words joining parts of one number, lone "one" words, article before a scale)
+    (1, 'first'),
+    (2, 'second'),
+    (3, 'third'),
+    (4, 'fourth'),
+    (5, 'fifth'),
+    (6, 'sixth'),
+    (7, 'seventh'),
+    (8, 'eighth'),
+    (9, 'ninth'),
+    (10, 'tenth'),
+    (11, 'eleventh'),
+    (12, 'twelfth'),
+    (13, 'thirteenth'),
+    (14, 'fourteenth'),
+    (15, 'fifteenth'),
+    (16, 'sixteenth'),
+    (17, 'seventeenth'),
+    (18, 'eighteenth'),
+    (19, 'nineteenth'),
+    (20, 'twentieth'),
+    (30, 'thirtieth'),
+    (40, 'fortieth'),
+    (50, 'fiftieth'),
+    (60, 'sixtieth'),
+    (70, 'seventieth'),
+    (80, 'eightieth'),
+    (90, 'ninetieth'),
+    (100, 'hundredth'),
+    (1000, 'thousandth'),
+)
+# language -> (cardinals, ordinals, words joining parts of one number, lone "one" words,
+# article before a scale)
+NUMBER_WORDS = {
     'es': (_ES_CARDINALS, _ES_ORDINALS, {'y'}, {'un', 'uno', 'una'}, set()),
     'en': (_EN_CARDINALS, _EN_ORDINALS, {'and'}, {'one'}, {'a'}),
 }
-_NUM_TOKEN = re.compile(r"\d{1,3}(?:[,.]\d{3})+(?!\d)|\d+|[^\W\d_]+|[^\w\s]")  # 144,000 | 12 | word | punctuation
+# 144,000 | 12 | word | punctuation
+_NUM_TOKEN = re.compile(r"\d{1,3}(?:[,.]\d{3})+(?!\d)|\d+|[^\W\d_]+|[^\w\s]")
 
 # %% ../nbs/17_evaluation.ipynb #146b5848
 class NumberReader:
     "Reads the numbers of one language's text, one token at a time (`read`)."
+
     def __init__(self, lang: str = 'en'):  # 'en' or 'es'
         if lang not in NUMBER_WORDS:
-            raise ValueError(f"lang must be one of {sorted(NUMBER_WORDS)}, "
-                             f"got {lang!r}")
+            raise ValueError(
+                f"lang must be one of {sorted(NUMBER_WORDS)}, got {lang!r}"
+            )
         self.lang = lang
-        (self.cardinals, self.ordinals, self.joiners,
-         self.ones, self.articles) = NUMBER_WORDS[lang]
+        (self.cardinals, self.ordinals, self.joiners, self.ones, self.articles) = (
+            NUMBER_WORDS[lang]
+        )
         self.numbers = []  # the numbers read so far, in order
         self.reset()
 
@@ -147,8 +306,10 @@ class NumberReader:
     def value(self, token: str) -> tuple | None:
         "(value, is_ordinal) of a number word; None for any other token."
         w = _plain(token)
-        if w in self.cardinals: return self.cardinals[w], False
-        if w in self.ordinals: return self.ordinals[w], True
+        if w in self.cardinals:
+            return self.cardinals[w], False
+        if w in self.ordinals:
+            return self.ordinals[w], True
         return None
 
     def flush(self):
@@ -162,14 +323,16 @@ class NumberReader:
 def fits(self: NumberReader, v: tuple) -> bool:
     "Can the number word `v` (value, is_ordinal) continue the number in progress?"
     x = v[0]
-    if not self.active or self.closed: return False
+    if not self.active or self.closed:
+        return False
     if x >= 1000:  # a scale word smaller than any so far
         return x < self.top and self.group > 0
     if x == 100 and self.lang == 'en':  # "two hundred"
         return 0 < self.group < 100 and self.place < 100
     if x >= 100:  # Spanish hundreds after "mil"
         return self.place >= 1000 and self.group == 0
-    if x >= 10: return self.place >= 100
+    if x >= 10:
+        return self.place >= 100
     return self.place >= 100 or self.open  # a unit after a hundred or a round ten
 
 # %% ../nbs/17_evaluation.ipynb #ffdeb0fe
@@ -189,36 +352,52 @@ def add(self: NumberReader, x: int, is_ordinal: bool, word: str):
         # a round ten, or Spanish "diez" ("diez y seis"), may take a unit
         self.open = (20 <= x <= 90 and x % 10 == 0) or (self.lang == 'es' and x == 10)
     self.words += 1
-    if is_ordinal: self.closed = True  # "twenty-fourth" ends the number
+    if is_ordinal:
+        self.closed = True  # "twenty-fourth" ends the number
 
 # %% ../nbs/17_evaluation.ipynb #f09f0bd6
 @patch
 def joins(self: NumberReader, token: str, nxt: tuple | None) -> bool:
     "Does `token` (no number word) join the number in progress to the next word `nxt`?"
-    if not self.active or nxt is None or not self.fits(nxt): return False
-    if token == '-': return True  # "twenty-seven"
-    if _plain(token) not in self.joiners: return False
-    return ((self.lang == 'es' and self.open and nxt[0] < 10)  # "veinte y siete"
-            or (self.place >= 100 and nxt[0] < 100))  # "a hundred and twenty"
+    if not self.active or nxt is None or not self.fits(nxt):
+        return False
+    if token == '-':
+        return True  # "twenty-seven"
+    if _plain(token) not in self.joiners:
+        return False
+    return (
+        (self.lang == 'es' and self.open and nxt[0] < 10)  # "veinte y siete"
+        or (self.place >= 100 and nxt[0] < 100)
+    )  # "a hundred and twenty"
+
 
 @patch
 def article(self: NumberReader, token: str, nxt: tuple | None) -> bool:
     "Is `token` an article before a scale word ('a hundred'), so it counts as one?"
-    return (_plain(token) in self.articles and not self.active and nxt is not None
-            and nxt[0] in (100, 1000, 10**6) and not nxt[1])
+    return (
+        _plain(token) in self.articles
+        and not self.active
+        and nxt is not None
+        and nxt[0] in (100, 1000, 10**6)
+        and not nxt[1]
+    )
+
 
 @patch
 def read(self: NumberReader, token: str, nxt: tuple | None = None):
     "One step: `token` is digits, a number word or another; `nxt`, the next's value."
     v = self.value(token)
     if token[0].isdigit():
-        self.flush(); self.numbers.append(int(re.sub(r'[,.]', '', token)))
+        self.flush()
+        self.numbers.append(int(re.sub(r'[,.]', '', token)))
     elif v is not None:
-        if not self.fits(v): self.flush()
+        if not self.fits(v):
+            self.flush()
         self.add(*v, _plain(token))
     elif self.article(token, nxt):  # "a thousand": the article counts as one
         self.active, self.group, self.place, self.words = True, 1, 1, 1
-    elif not self.joins(token, nxt): self.flush()  # the number in progress ends here
+    elif not self.joins(token, nxt):
+        self.flush()  # the number in progress ends here
 
 # %% ../nbs/17_evaluation.ipynb #acd2f3ff
 def extract_numbers(
@@ -229,9 +408,11 @@ def extract_numbers(
     reader = NumberReader(lang)
     toks = _NUM_TOKEN.findall(text)
     nxt = [reader.value(t) for t in toks[1:]] + [None]  # what each token is followed by
-    for t, v in zip(toks, nxt): reader.read(t, v)
+    for t, v in zip(toks, nxt):
+        reader.read(t, v)
     reader.flush()
     return reader.numbers
+
 
 def number_mismatch(
     source: str,
@@ -240,71 +421,121 @@ def number_mismatch(
     tgt_lang: str = 'en',
 ) -> bool:
     "True if the numbers of `source` and `hypothesis` differ as multisets."
-    return (Counter(extract_numbers(source, src_lang))
-            != Counter(extract_numbers(hypothesis, tgt_lang)))
+    return Counter(extract_numbers(source, src_lang)) != Counter(
+        extract_numbers(hypothesis, tgt_lang)
+    )
 
 # %% ../nbs/17_evaluation.ipynb #2fdd3511
 def unknown_characters(
     tok: Tokenizer,
     text: str,
 ) -> list:  # the distinct characters, in order of first appearance
-    "Characters of `text` (other than whitespace) that `tok` can only encode as the unknown piece."
+    """Characters of `text` (other than whitespace) that `tok` can only encode as the
+    unknown piece."""
     seen, out = set(), []
     for ch in text:
-        if ch.isspace() or ch in seen: continue
+        if ch.isspace() or ch in seen:
+            continue
         seen.add(ch)
-        if tok.unk_token_id in tok.sp.encode(ch): out.append(ch)
+        if tok.unk_token_id in tok.sp.encode(ch):
+            out.append(ch)
     return out
 
-def count_unknown(ids: Sequence[int], unk_token_id: int = Tokenizer.unk_token_id) -> int:
+
+def count_unknown(
+    ids: Sequence[int], unk_token_id: int = Tokenizer.unk_token_id
+) -> int:
     "How many of `ids` are the unknown piece."
     return sum(1 for i in ids if i == unk_token_id)
 
 # %% ../nbs/17_evaluation.ipynb #7f751cbd
 def length_ratios(hypotheses: Sequence[str], references: Sequence[str]) -> np.ndarray:
-    "Per sentence: words in the hypothesis / words in the reference (split at whitespace)."
-    if len(hypotheses) != len(references): raise ValueError(f"{len(hypotheses)} hypotheses but {len(references)} references")
-    return np.array([len(h.split()) / max(len(r.split()), 1) for h, r in zip(hypotheses, references)], dtype=float)
+    """Per sentence: words in the hypothesis / words in the reference (split at
+    whitespace)."""
+    if len(hypotheses) != len(references):
+        raise ValueError(
+            f"{len(hypotheses)} hypotheses but {len(references)} references"
+        )
+    return np.array(
+        [
+            len(h.split()) / max(len(r.split()), 1)
+            for h, r in zip(hypotheses, references)
+        ],
+        dtype=float,
+    )
 
-def length_buckets(lengths: Sequence[int], edges: Sequence[int] = (10, 20, 30, 40, 60)) -> list:
-    "Bucket label of each length: '1-10', '11-20', ..., '61+' for `edges` (10, 20, ..., 60)."
+
+def length_buckets(
+    lengths: Sequence[int], edges: Sequence[int] = (10, 20, 30, 40, 60)
+) -> list:
+    """Bucket label of each length: '1-10', '11-20', ..., '61+' for `edges` (10, 20,
+    ..., 60)."""
     lo = [1] + [e + 1 for e in edges]
     labels = [f'{a}-{b}' for a, b in zip(lo, edges)] + [f'{lo[-1]}+']
     return [labels[int(np.searchsorted(edges, n, side='left'))] for n in lengths]
 
+
 def bleu_by_length(
-    sources: Sequence[str], hypotheses: Sequence[str], references: Sequence[str],
-    edges: Sequence[int] = (10, 20, 30, 40, 60),  # upper ends of the source-length buckets, in words
+    sources: Sequence[str],
+    hypotheses: Sequence[str],
+    references: Sequence[str],
+    # upper ends of the source-length buckets, in words
+    edges: Sequence[int] = (10, 20, 30, 40, 60),
 ) -> list:  # one dict per non-empty bucket, shortest first: bucket, n, bleu, chrf
-    "Corpus BLEU and chrF of each bucket of sentences grouped by source length in words."
+    """Corpus BLEU and chrF of each bucket of sentences grouped by source length in
+    words."""
     b = length_buckets([len(s.split()) for s in sources], edges)
-    order = list(dict.fromkeys(sorted(b, key=lambda x: int(x.split('-')[0].rstrip('+')))))
+    order = list(
+        dict.fromkeys(sorted(b, key=lambda x: int(x.split('-')[0].rstrip('+'))))
+    )
     out = []
     for name in order:
         idx = [i for i, x in enumerate(b) if x == name]
         s = corpus_scores([hypotheses[i] for i in idx], [references[i] for i in idx])
-        out.append({'bucket': name, 'n': len(idx), 'bleu': s['bleu'], 'chrf': s['chrf']})
+        out.append(
+            {'bucket': name, 'n': len(idx), 'bleu': s['bleu'], 'chrf': s['chrf']}
+        )
     return out
 
 # %% ../nbs/17_evaluation.ipynb #4d52389a
 def error_analysis(
-    sources: Sequence[str], hypotheses: Sequence[str], references: Sequence[str],
+    sources: Sequence[str],
+    hypotheses: Sequence[str],
+    references: Sequence[str],
     tok: Tokenizer | None = None,  # for unknown characters in sources and references
-    hypothesis_ids: Sequence[Sequence[int]] | None = None,  # output ids, for unknown pieces in the hypotheses
-    src_lang: str = 'es', tgt_lang: str = 'en',
+    # output ids, for unknown pieces in the hypotheses
+    hypothesis_ids: Sequence[Sequence[int]] | None = None,
+    src_lang: str = 'es',
+    tgt_lang: str = 'en',
     n: int = 3,  # n-gram order of a repetition error
 ) -> dict:
-    "Share of sentences (%) with each kind of error, and the length ratio's mean and standard deviation."
+    """Share of sentences (%) with each kind of error, and the length ratio's mean and
+    standard deviation."""
     N = len(sources)
-    if not N == len(hypotheses) == len(references): raise ValueError(f"{N} sources, {len(hypotheses)} hypotheses, {len(references)} references")
+    if not N == len(hypotheses) == len(references):
+        raise ValueError(
+            f"{N} sources, {len(hypotheses)} hypotheses, {len(references)} references"
+        )
     pct = lambda flags: 100.0 * sum(map(bool, flags)) / N
     ratio = length_ratios(hypotheses, references)
-    out = {'n': N,
-           'repetition_pct': pct(has_repetition(h, r, n) for h, r in zip(hypotheses, references)),
-           'number_mismatch_pct': pct(number_mismatch(s, h, src_lang, tgt_lang) for s, h in zip(sources, hypotheses)),
-           'number_mismatch_reference_pct': pct(number_mismatch(s, r, src_lang, tgt_lang) for s, r in zip(sources, references)),
-           'length_ratio_mean': float(ratio.mean()), 'length_ratio_std': float(ratio.std())}
-    if hypothesis_ids is not None: out['unk_hypothesis_pct'] = pct(count_unknown(ids) for ids in hypothesis_ids)
+    out = {
+        'n': N,
+        'repetition_pct': pct(
+            has_repetition(h, r, n) for h, r in zip(hypotheses, references)
+        ),
+        'number_mismatch_pct': pct(
+            number_mismatch(s, h, src_lang, tgt_lang)
+            for s, h in zip(sources, hypotheses)
+        ),
+        'number_mismatch_reference_pct': pct(
+            number_mismatch(s, r, src_lang, tgt_lang)
+            for s, r in zip(sources, references)
+        ),
+        'length_ratio_mean': float(ratio.mean()),
+        'length_ratio_std': float(ratio.std()),
+    }
+    if hypothesis_ids is not None:
+        out['unk_hypothesis_pct'] = pct(count_unknown(ids) for ids in hypothesis_ids)
     if tok is not None:
         out['unk_source_pct'] = pct(unknown_characters(tok, s) for s in sources)
         out['unk_reference_pct'] = pct(unknown_characters(tok, r) for r in references)
@@ -319,18 +550,35 @@ def evaluate_model(
     length_penalty: float = 0.6,
     batch_size: int = 32,
     max_new_tokens: int | None = None,
-    src_lang: str = 'es', tgt_lang: str = 'en',
+    src_lang: str = 'es',
+    tgt_lang: str = 'en',
     edges: Sequence[int] = (10, 20, 30, 40, 60),  # source-length buckets (words)
     progress: bool = False,  # a progress bar while translating (on a terminal)
 ) -> dict:
-    "Translate `pairs.src`, then score against `pairs.tgt`: corpus scores, error analysis, BLEU by source length, hypotheses."
+    """Translate `pairs.src`, then score against `pairs.tgt`: corpus scores, error
+    analysis, BLEU by source length, hypotheses."""
     t0 = time.perf_counter()
-    ids = translate_ids(model, tok, pairs.src, num_beams, length_penalty, batch_size,
-                        max_new_tokens, progress)
+    ids = translate_ids(
+        model,
+        tok,
+        pairs.src,
+        num_beams,
+        length_penalty,
+        batch_size,
+        max_new_tokens,
+        progress,
+    )
     seconds = time.perf_counter() - t0
     hyps = tok.decode(ids) if ids else []
-    return {'decoding': 'greedy' if num_beams == 1 else f'beam {num_beams}, α={length_penalty:g}',
-            'num_beams': num_beams, 'length_penalty': length_penalty if num_beams > 1 else None,
-            **corpus_scores(hyps, pairs.tgt),
-            **error_analysis(pairs.src, hyps, pairs.tgt, tok, ids, src_lang, tgt_lang),
-            'by_length': bleu_by_length(pairs.src, hyps, pairs.tgt, edges), 'seconds': seconds, 'hypotheses': hyps}
+    return {
+        'decoding': 'greedy'
+        if num_beams == 1
+        else f'beam {num_beams}, α={length_penalty:g}',
+        'num_beams': num_beams,
+        'length_penalty': length_penalty if num_beams > 1 else None,
+        **corpus_scores(hyps, pairs.tgt),
+        **error_analysis(pairs.src, hyps, pairs.tgt, tok, ids, src_lang, tgt_lang),
+        'by_length': bleu_by_length(pairs.src, hyps, pairs.tgt, edges),
+        'seconds': seconds,
+        'hypotheses': hyps,
+    }

@@ -10,8 +10,13 @@ import json, sys
 from pathlib import Path
 from .data import BASELINE_BOOKS, Tokenizer, load_bible, read_pairs
 from .evaluate import evaluate_model
-from .model import (CONFIG_NAME, TOKENIZER_NAME, WEIGHTS_NAME,
-                                  Transformer, check_model_dir)
+from transformer_nb.model import (
+    CONFIG_NAME,
+    TOKENIZER_NAME,
+    WEIGHTS_NAME,
+    Transformer,
+    check_model_dir,
+)
 from .translate import quantize_int8
 from .utils import ArgumentParser, float_in, in_ipython, int_in, run_main
 
@@ -21,113 +26,190 @@ def _bucket_bleu(r: dict, bucket: str) -> str:
     scores = [x['bleu'] for x in r['by_length'] if x['bucket'] == bucket]
     return f"{scores[0]:.2f}" if scores else '-'
 
+
 def format_table(results: list) -> str:
     "A plain-text table, one column per decoding setting (dicts of `evaluate_model`)."
     cell = lambda key, fmt='.2f': lambda r: format(r[key], fmt)
     nan = float('nan')  # unknown tokens, when the results have no output ids
     unk = lambda r: format(r.get('unk_hypothesis_pct', nan), '.2f')
     ratio = lambda r: f"{r['length_ratio_mean']:.2f} ± {r['length_ratio_std']:.2f}"
-    rows = [('BLEU', cell('bleu')), ('chrF', cell('chrf')),
-            ('repetition errors %', cell('repetition_pct')),
-            ('number mismatches %', cell('number_mismatch_pct')),
-            ('  (reference vs source) %', cell('number_mismatch_reference_pct')),
-            ('unknown tokens %', unk), ('length ratio', ratio),
-            ('seconds', cell('seconds', '.1f'))]
-    for b in (results[0]['by_length'] if results else []):
-        rows.append((f"BLEU, source {b['bucket']} words (n={b['n']})",
-                     lambda r, k=b['bucket']: _bucket_bleu(r, k)))
+    rows = [
+        ('BLEU', cell('bleu')),
+        ('chrF', cell('chrf')),
+        ('repetition errors %', cell('repetition_pct')),
+        ('number mismatches %', cell('number_mismatch_pct')),
+        ('  (reference vs source) %', cell('number_mismatch_reference_pct')),
+        ('unknown tokens %', unk),
+        ('length ratio', ratio),
+        ('seconds', cell('seconds', '.1f')),
+    ]
+    for b in results[0]['by_length'] if results else []:
+        rows.append(
+            (
+                f"BLEU, source {b['bucket']} words (n={b['n']})",
+                lambda r, k=b['bucket']: _bucket_bleu(r, k),
+            )
+        )
     header = ['metric'] + [r['decoding'] for r in results]
     body = [[name] + [f(r) for r in results] for name, f in rows]
     width = [max(len(str(x)) for x in column) for column in zip(header, *body)]
-    line = lambda row: '  '.join(str(x).ljust(w) if j == 0 else str(x).rjust(w)
-                                 for j, (x, w) in enumerate(zip(row, width)))
+    line = lambda row: '  '.join(
+        str(x).ljust(w) if j == 0 else str(x).rjust(w)
+        for j, (x, w) in enumerate(zip(row, width))
+    )
     rule = '  '.join('-' * w for w in width)
     return '\n'.join([line(header), rule] + [line(row) for row in body])
 
 # %% ../nbs/97_evaluate_cli.ipynb #eb3580c7
 def _parser():
-    p = ArgumentParser(prog='transformer-nb evaluate',
-                       description='BLEU, chrF and error analysis of a saved model.')
-    p.add_argument('--checkpoint', default='book', metavar='DIR',
-                   help=f"folder written by save_pretrained ({CONFIG_NAME}, "
-                        f"{WEIGHTS_NAME}, {TOKENIZER_NAME}), or 'book', the shipped "
-                        "model (default: book)")
+    p = ArgumentParser(
+        prog='transformer-nb evaluate',
+        description='BLEU, chrF and error analysis of a saved model.',
+    )
+    p.add_argument(
+        '--checkpoint',
+        default='book',
+        metavar='DIR',
+        help=f"folder written by save_pretrained ({CONFIG_NAME}, "
+        f"{WEIGHTS_NAME}, {TOKENIZER_NAME}), or 'book', the shipped "
+        "model (default: book)",
+    )
     data = p.add_mutually_exclusive_group(required=True)
-    data.add_argument('--tsv', metavar='FILE',
-                      help='tab-separated sentence pairs (optionally .gz)')
-    data.add_argument('--bible-split', choices=('train', 'valid', 'test'),
-                      help='a split of the shipped corpus instead of --tsv')
-    p.add_argument('--src-col', type=int_in(0), default=0,
-                   help='0-based column of the source sentence in --tsv (default 0)')
-    p.add_argument('--tgt-col', type=int_in(0), default=1,
-                   help='0-based column of the reference in --tsv (default 1)')
-    p.add_argument('--direction', default='es-en', choices=('es-en', 'en-es'),
-                   help='languages: source-target (default es-en)')
-    p.add_argument('--books', nargs='+', metavar='BOOK',
-                   help="with --bible-split: only these books "
-                        "('baseline': the seven short books)")
+    data.add_argument(
+        '--tsv', metavar='FILE', help='tab-separated sentence pairs (optionally .gz)'
+    )
+    data.add_argument(
+        '--bible-split',
+        choices=('train', 'valid', 'test'),
+        help='a split of the shipped corpus instead of --tsv',
+    )
+    p.add_argument(
+        '--src-col',
+        type=int_in(0),
+        default=0,
+        help='0-based column of the source sentence in --tsv (default 0)',
+    )
+    p.add_argument(
+        '--tgt-col',
+        type=int_in(0),
+        default=1,
+        help='0-based column of the reference in --tsv (default 1)',
+    )
+    p.add_argument(
+        '--direction',
+        default='es-en',
+        choices=('es-en', 'en-es'),
+        help='languages: source-target (default es-en)',
+    )
+    p.add_argument(
+        '--books',
+        nargs='+',
+        metavar='BOOK',
+        help="with --bible-split: only these books ('baseline': the seven short books)",
+    )
     _add_decoding_arguments(p)
     return p
 
 # %% ../nbs/97_evaluate_cli.ipynb #d4a28c8a
 def _add_decoding_arguments(p: ArgumentParser):
     "The flags after --books: how to decode, how much, and where the output goes."
-    p.add_argument('--beams', type=int_in(1), nargs='+', default=[4], metavar='N',
-                   help='beam widths to evaluate, 1 = greedy (default 4)')
-    p.add_argument('--length-penalty', type=float_in(-10, 10), default=0.6,
-                   help='beam search α, between -10 and 10 (default 0.6)')
-    p.add_argument('--limit', type=int_in(1), metavar='N',
-                   help='only the first N pairs')
-    p.add_argument('--batch-size', type=int_in(1), default=32,
-                   help='sentences decoded together (default 32)')
-    p.add_argument('--max-new-tokens', type=int_in(1), metavar='N',
-                   help='output length limit (default: source length + 50)')
-    p.add_argument('--int8', action='store_true',
-                   help='decode with int8 weights (quantize_int8, CPU)')
-    p.add_argument('--hypotheses', metavar='FILE',
-                   help='also write the translations of the last setting here, '
-                        'one per line')
+    p.add_argument(
+        '--beams',
+        type=int_in(1),
+        nargs='+',
+        default=[4],
+        metavar='N',
+        help='beam widths to evaluate, 1 = greedy (default 4)',
+    )
+    p.add_argument(
+        '--length-penalty',
+        type=float_in(-10, 10),
+        default=0.6,
+        help='beam search α, between -10 and 10 (default 0.6)',
+    )
+    p.add_argument(
+        '--limit', type=int_in(1), metavar='N', help='only the first N pairs'
+    )
+    p.add_argument(
+        '--batch-size',
+        type=int_in(1),
+        default=32,
+        help='sentences decoded together (default 32)',
+    )
+    p.add_argument(
+        '--max-new-tokens',
+        type=int_in(1),
+        metavar='N',
+        help='output length limit (default: source length + 50)',
+    )
+    p.add_argument(
+        '--int8',
+        action='store_true',
+        help='decode with int8 weights (quantize_int8, CPU)',
+    )
+    p.add_argument(
+        '--hypotheses',
+        metavar='FILE',
+        help='also write the translations of the last setting here, one per line',
+    )
 
 # %% ../nbs/97_evaluate_cli.ipynb #2afadd21
 def _checkpoint(p: ArgumentParser, a) -> Path:
     "The model folder of --checkpoint; also checks that --hypotheses can be written."
-    try: ckpt = check_model_dir(a.checkpoint, (CONFIG_NAME, TOKENIZER_NAME))
-    except FileNotFoundError as e: p.error(f"--checkpoint: {e}")
+    try:
+        ckpt = check_model_dir(a.checkpoint, (CONFIG_NAME, TOKENIZER_NAME))
+    except FileNotFoundError as e:
+        p.error(f"--checkpoint: {e}")
     if a.hypotheses and not Path(a.hypotheses).resolve().parent.is_dir():
-        p.error(f"--hypotheses {a.hypotheses}: the folder {Path(a.hypotheses).parent} "
-                "does not exist")
+        p.error(
+            f"--hypotheses {a.hypotheses}: the folder {Path(a.hypotheses).parent} "
+            "does not exist"
+        )
     return ckpt
 
+
 def _tsv_pairs(p: ArgumentParser, a) -> tuple:  # (pairs, where they come from)
-    if a.books: p.error('--books needs --bible-split')
-    if not Path(a.tsv).exists(): p.error(f"--tsv {a.tsv}: no such file")
+    if a.books:
+        p.error('--books needs --bible-split')
+    if not Path(a.tsv).exists():
+        p.error(f"--tsv {a.tsv}: no such file")
     if a.src_col == a.tgt_col:
         p.error("--src-col and --tgt-col must be two different columns")
     return read_pairs(a.tsv, a.src_col, a.tgt_col, on_error='skip'), a.tsv
 
+
 def _bible_pairs(p: ArgumentParser, a, src_lang: str) -> tuple:  # (pairs, where from)
     books = BASELINE_BOOKS if a.books == ['baseline'] else a.books
-    try: pairs = load_bible(a.bible_split, src_lang=src_lang, books=books)
-    except ValueError as e: p.error(str(e))
+    try:
+        pairs = load_bible(a.bible_split, src_lang=src_lang, books=books)
+    except ValueError as e:
+        p.error(str(e))
     where = f"bible {a.bible_split}" + (f" ({' '.join(a.books)})" if a.books else '')
     return pairs, where
+
 
 def _pairs(p: ArgumentParser, a, src_lang: str) -> tuple:
     "The sentence pairs to evaluate on (--limit applied), and where they come from."
     pairs, where = _tsv_pairs(p, a) if a.tsv else _bible_pairs(p, a, src_lang)
-    if a.limit: pairs = pairs.subset(range(min(a.limit, len(pairs))))
-    if not len(pairs): p.error(f'{where}: no sentence pairs')
+    if a.limit:
+        pairs = pairs.subset(range(min(a.limit, len(pairs))))
+    if not len(pairs):
+        p.error(f'{where}: no sentence pairs')
     return pairs, where
 
 # %% ../nbs/97_evaluate_cli.ipynb #7e7353cd
 def _model(p: ArgumentParser, a, ckpt: Path) -> tuple:
     "The model (int8 with --int8) and its tokenizer, checked to share one vocabulary."
     model, tok = Transformer.from_pretrained(ckpt), Tokenizer.load(ckpt)
-    if a.int8: model = quantize_int8(model)
+    if a.int8:
+        model = quantize_int8(model)
     if tok.vocab_size != model.config.src_vocab_size:
-        p.error(f"tokenizer has {tok.vocab_size} pieces but the model's vocabulary is "
-                f"{model.config.src_vocab_size}")
+        p.error(
+            f"tokenizer has {tok.vocab_size} pieces but the model's vocabulary is "
+            f"{model.config.src_vocab_size}"
+        )
     return model, tok
+
 
 def _report(a, results: list, n: int, where: str, ckpt: Path):
     "Print the table and signatures, write --hypotheses, and end with one JSON line."
@@ -139,10 +221,15 @@ def _report(a, results: list, n: int, where: str, ckpt: Path):
         Path(a.hypotheses).write_text(text, encoding='utf-8')
     drop = ('hypotheses', 'bleu_signature', 'chrf_signature')
     keep = lambda r: {k: v for k, v in r.items() if k not in drop}
-    summary = {'checkpoint': str(ckpt), 'data': where, 'n': n, 'direction': a.direction,
-               'bleu_signature': first['bleu_signature'],
-               'chrf_signature': first['chrf_signature'],
-               'results': [keep(r) for r in results]}
+    summary = {
+        'checkpoint': str(ckpt),
+        'data': where,
+        'n': n,
+        'direction': a.direction,
+        'bleu_signature': first['bleu_signature'],
+        'chrf_signature': first['chrf_signature'],
+        'results': [keep(r) for r in results],
+    }
     print(json.dumps(summary, ensure_ascii=False))
 
 # %% ../nbs/97_evaluate_cli.ipynb #2359ef32
@@ -154,13 +241,28 @@ def main(argv: list | None = None) -> int:
     src_lang, tgt_lang = a.direction.split('-')
     pairs, where = _pairs(p, a, src_lang)
     model, tok = _model(p, a, ckpt)
-    results = [evaluate_model(model, tok, pairs, b, a.length_penalty, a.batch_size,
-                              a.max_new_tokens, src_lang, tgt_lang, progress=True)
-               for b in a.beams]
-    print(f"{len(pairs)} sentence pairs from {where} ({src_lang}→{tgt_lang}), "
-          f"model {ckpt}")
+    results = [
+        evaluate_model(
+            model,
+            tok,
+            pairs,
+            b,
+            a.length_penalty,
+            a.batch_size,
+            a.max_new_tokens,
+            src_lang,
+            tgt_lang,
+            progress=True,
+        )
+        for b in a.beams
+    ]
+    print(
+        f"{len(pairs)} sentence pairs from {where} ({src_lang}→{tgt_lang}), "
+        f"model {ckpt}"
+    )
     _report(a, results, len(pairs), where, ckpt)
     return 0
+
 
 if __name__ == '__main__' and not in_ipython():  # python -m transformer_nb.evaluate_cli
     sys.exit(run_main(main, prog='transformer-nb evaluate'))

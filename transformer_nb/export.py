@@ -11,19 +11,29 @@ import argparse, importlib, json, os, sys
 from pathlib import Path
 import torch
 from .data import Tokenizer
-from .model import (CONFIG_NAME, TOKENIZER_NAME, WEIGHTS_NAME,
-                                  Transformer, check_model_dir, load_pretrained)
+from transformer_nb.model import (
+    CONFIG_NAME,
+    TOKENIZER_NAME,
+    WEIGHTS_NAME,
+    Transformer,
+    check_model_dir,
+    load_pretrained,
+)
 from .utils import ArgumentParser, UsageError, in_ipython
 
 # %% ../nbs/18_production.ipynb #3d4fa084
 INSTALL = 'pip install "transformer-nb[export]"'
 
+
 def need(module: str):
     "Import an optional dependency of the exports, or say which extra provides it."
-    try: return importlib.import_module(module)
+    try:
+        return importlib.import_module(module)
     except ImportError:
-        raise ImportError(f"{module} is not installed; the exports need it: "
-                          f"{INSTALL}") from None
+        raise ImportError(
+            f"{module} is not installed; the exports need it: {INSTALL}"
+        ) from None
+
 
 def output_dir(path, overwrite: bool = False) -> Path:
     "A directory to write an export into: new, empty, or `overwrite` allowed."
@@ -31,8 +41,10 @@ def output_dir(path, overwrite: bool = False) -> Path:
     if path.exists() and not path.is_dir():
         raise FileExistsError(f"{path} is a file, not a directory: choose another name")
     if path.is_dir() and any(path.iterdir()) and not overwrite:
-        raise FileExistsError(f"{path} exists and is not empty: choose a new directory "
-                              "or overwrite it (--force)")
+        raise FileExistsError(
+            f"{path} exists and is not empty: choose a new directory "
+            "or overwrite it (--force)"
+        )
     path.mkdir(parents=True, exist_ok=True)
     return path
 
@@ -42,44 +54,71 @@ def vocabulary(tok: Tokenizer, size: int) -> list:
     pieces = [tok.sp.id_to_piece(i) for i in range(tok.vocab_size)]
     return pieces + [f'<extra_{i}>' for i in range(len(pieces), size)]
 
+
 def check_pair(model: Transformer, tok: Tokenizer):
     "Fail unless the tokenizer's special ids and size fit the model."
     c = model.config
-    ids, want = (tok.pad_token_id, tok.unk_token_id, tok.bos_token_id, tok.eos_token_id), (
-        c.pad_token_id, c.unk_token_id, c.bos_token_id, c.eos_token_id)
+    ids, want = (
+        (tok.pad_token_id, tok.unk_token_id, tok.bos_token_id, tok.eos_token_id),
+        (c.pad_token_id, c.unk_token_id, c.bos_token_id, c.eos_token_id),
+    )
     if ids != want:
-        raise ValueError(f"special ids differ: tokenizer pad/unk/bos/eos = {ids}, "
-                         f"model {want}")
+        raise ValueError(
+            f"special ids differ: tokenizer pad/unk/bos/eos = {ids}, model {want}"
+        )
     if tok.vocab_size > min(c.src_vocab_size, c.tgt_vocab):
-        raise ValueError(f"the tokenizer has {tok.vocab_size} pieces, more than the "
-                         "model's vocabulary: they do not belong together")
+        raise ValueError(
+            f"the tokenizer has {tok.vocab_size} pieces, more than the "
+            "model's vocabulary: they do not belong together"
+        )
+
 
 def hf_tokenizer(tok: Tokenizer, out: Path, max_len: int):
     "Write source.spm, target.spm (both ours), vocab.json; a MarianTokenizer on them."
     from transformers import MarianTokenizer
-    for name in ('source.spm', 'target.spm'): (out / name).write_bytes(tok.proto)
+
+    for name in ('source.spm', 'target.spm'):
+        (out / name).write_bytes(tok.proto)
     vocab = {p: i for i, p in enumerate(vocabulary(tok, tok.vocab_size))}
     (out / 'vocab.json').write_text(json.dumps(vocab, ensure_ascii=False, indent=0))
-    return MarianTokenizer(str(out / 'source.spm'), str(out / 'target.spm'),
-                           str(out / 'vocab.json'), model_max_length=max_len)
+    return MarianTokenizer(
+        str(out / 'source.spm'),
+        str(out / 'target.spm'),
+        str(out / 'vocab.json'),
+        model_max_length=max_len,
+    )
 
 # %% ../nbs/18_production.ipynb #7ad25f92
-def generation_config(model: Transformer, num_beams: int = 4,
-                      length_penalty: float = 0.6):
+def generation_config(
+    model: Transformer, num_beams: int = 4, length_penalty: float = 0.6
+):
     "Hugging Face decoding defaults as ours: start at ⟨BOS⟩, never emit ⟨PAD⟩, ⟨BOS⟩."
     from transformers import GenerationConfig
+
     c = model.config
     return GenerationConfig(
-        decoder_start_token_id=c.bos_token_id, bos_token_id=c.bos_token_id, eos_token_id=c.eos_token_id,
-        pad_token_id=c.pad_token_id, forced_bos_token_id=None, forced_eos_token_id=None,
-        bad_words_ids=[[c.pad_token_id], [c.bos_token_id]], num_beams=num_beams,
-        length_penalty=length_penalty, early_stopping=False, max_length=c.max_len)
+        decoder_start_token_id=c.bos_token_id,
+        bos_token_id=c.bos_token_id,
+        eos_token_id=c.eos_token_id,
+        pad_token_id=c.pad_token_id,
+        forced_bos_token_id=None,
+        forced_eos_token_id=None,
+        bad_words_ids=[[c.pad_token_id], [c.bos_token_id]],
+        num_beams=num_beams,
+        length_penalty=length_penalty,
+        early_stopping=False,
+        max_length=c.max_len,
+    )
 
-def export_hf(model: Transformer, tokenizer: Tokenizer, out_dir,
-              overwrite: bool = False) -> Path:
+
+def export_hf(
+    model: Transformer, tokenizer: Tokenizer, out_dir, overwrite: bool = False
+) -> Path:
     "Write a `MarianMTModel` (safetensors), its tokenizer and generation config."
-    need('transformers'); need('safetensors')
+    need('transformers')
+    need('safetensors')
     from transformer_nb.marian import marian_copy
+
     check_pair(model, tokenizer)
     out = output_dir(out_dir, overwrite)
     hf = marian_copy(model.float().eval())
@@ -93,24 +132,33 @@ def _copy(t: torch.Tensor) -> torch.Tensor:
     "A float32 copy: CTranslate2 quantises the arrays it is given in place."
     return t.detach().to(torch.float32, copy=True).contiguous()
 
+
 def _linear(spec, weight, bias=None):
     spec.weight = _copy(weight)
-    if bias is not None: spec.bias = _copy(bias)
+    if bias is not None:
+        spec.bias = _copy(bias)
+
 
 def _norm(spec, ln):
     spec.gamma, spec.beta = _copy(ln.weight), _copy(ln.bias)
 
+
 def _attention(spec, mha, self_attention: bool):
     "Our in_proj (q, k, v stacked) as CT2 stores it: one matrix, or q apart from k, v."
     W, b, D = mha.in_proj.weight, mha.in_proj.bias, mha.in_proj.weight.size(1)
-    if self_attention: _linear(spec.linear[0], W, b)
-    else: _linear(spec.linear[0], W[:D], b[:D]); _linear(spec.linear[1], W[D:], b[D:])
+    if self_attention:
+        _linear(spec.linear[0], W, b)
+    else:
+        _linear(spec.linear[0], W[:D], b[:D])
+        _linear(spec.linear[1], W[D:], b[D:])
     _linear(spec.linear[-1], mha.out_proj.weight, mha.out_proj.bias)
+
 
 def _ffn(spec, ff, norm):
     _linear(spec.linear_0, ff.linear1.weight, ff.linear1.bias)
     _linear(spec.linear_1, ff.linear2.weight, ff.linear2.bias)
     _norm(spec.layer_norm, norm)
+
 
 def _stack(spec, stack, norm_first: bool):
     "Embedding scale, our own position table, the final norm of a pre-norm stack."
@@ -118,7 +166,8 @@ def _stack(spec, stack, norm_first: bool):
     pos = stack.positions
     table = pos.pe if hasattr(pos, 'pe') else pos.embedding.weight
     spec.position_encodings.encodings = _copy(table)
-    if norm_first: _norm(spec.layer_norm, stack.final_norm)
+    if norm_first:
+        _norm(spec.layer_norm, stack.final_norm)
 
 # %% ../nbs/18_production.ipynb #c32f9525
 def ct2_spec(model: Transformer, tokenizer: Tokenizer):
@@ -126,10 +175,14 @@ def ct2_spec(model: Transformer, tokenizer: Tokenizer):
     specs = need('ctranslate2.specs')
     c, act = model.config, specs.common_spec.Activation
     spec = specs.TransformerSpec.from_config(
-        (c.n_encoder_layers, c.n_decoder_layers), c.n_heads, pre_norm=c.norm_first,
-        activation={'relu': act.RELU, 'gelu': act.GELU}[c.activation])
+        (c.n_encoder_layers, c.n_decoder_layers),
+        c.n_heads,
+        pre_norm=c.norm_first,
+        activation={'relu': act.RELU, 'gelu': act.GELU}[c.activation],
+    )
     enc, dec = spec.encoder, spec.decoder
-    _stack(enc, model.encoder, c.norm_first); _stack(dec, model.decoder, c.norm_first)
+    _stack(enc, model.encoder, c.norm_first)
+    _stack(dec, model.decoder, c.norm_first)
     _linear(enc.embeddings[0], model.encoder.embedding.weight)
     _linear(dec.embeddings, model.decoder.embedding.weight)
     dec.start_from_zero_embedding = False  # the decoder starts from <s>'s embedding
@@ -154,18 +207,34 @@ def ct2_spec(model: Transformer, tokenizer: Tokenizer):
     return spec
 
 # %% ../nbs/18_production.ipynb #2ca106ed
-def export_ct2(model: Transformer, tokenizer: Tokenizer, out_dir,
-               quantization: str | None = None, overwrite: bool = False) -> Path:
+def export_ct2(
+    model: Transformer,
+    tokenizer: Tokenizer,
+    out_dir,
+    quantization: str | None = None,
+    overwrite: bool = False,
+) -> Path:
     "Write a CTranslate2 model directory: weights (maybe quantized), config, pieces."
     check_pair(model, tokenizer)
     spec = ct2_spec(model.float().eval(), tokenizer)
     out = output_dir(out_dir, overwrite)
-    spec.validate(); spec.optimize(quantization=quantization); spec.save(str(out))
+    spec.validate()
+    spec.optimize(quantization=quantization)
+    spec.save(str(out))
     return out
 
 # %% ../nbs/18_production.ipynb #2b456d91
-QUANTIZATIONS = ('int8', 'int8_float32', 'int8_float16', 'int8_bfloat16', 'int16',
-                 'float16', 'bfloat16', 'float32')
+QUANTIZATIONS = (
+    'int8',
+    'int8_float32',
+    'int8_float16',
+    'int8_bfloat16',
+    'int16',
+    'float16',
+    'bfloat16',
+    'float32',
+)
+
 
 def export_pretrained(
     model_dir,  # a directory written by save_pretrained, or 'book'
@@ -179,12 +248,13 @@ def export_pretrained(
         raise ValueError(f"to must be 'hf' or 'ct2', got {to!r}")
     if quantization is not None and to != 'ct2':
         raise ValueError("quantization applies to the CTranslate2 export (to='ct2')")
-    for module in (('transformers', 'safetensors') if to == 'hf' else ('ctranslate2',)):
+    for module in ('transformers', 'safetensors') if to == 'hf' else ('ctranslate2',):
         need(module)
     path = check_model_dir(model_dir, (CONFIG_NAME, WEIGHTS_NAME, TOKENIZER_NAME))
     output_dir(out_dir, overwrite)  # before the slow part
     model, tok = load_pretrained(path), Tokenizer.load(path / TOKENIZER_NAME)
-    if to == 'hf': return export_hf(model, tok, out_dir, overwrite=True)
+    if to == 'hf':
+        return export_hf(model, tok, out_dir, overwrite=True)
     return export_ct2(model, tok, out_dir, quantization, overwrite=True)
 
 # %% ../nbs/18_production.ipynb #3cc60842
@@ -193,17 +263,31 @@ def build_parser() -> argparse.ArgumentParser:
     p = ArgumentParser(
         prog='transformer-nb export',
         description='Export a trained model to Hugging Face transformers (a '
-                    'MarianMTModel directory) or to CTranslate2. Needs: ' + INSTALL)
+        'MarianMTModel directory) or to CTranslate2. Needs: ' + INSTALL,
+    )
     p.add_argument('out_dir', metavar='DIR', help='directory to write (new or empty)')
-    p.add_argument('--to', required=True, choices=('hf', 'ct2'),
-                   help='hf: Hugging Face MarianMTModel; ct2: CTranslate2')
-    p.add_argument('--model', metavar='MODEL', default='book',
-                   help="model directory written by save_pretrained, or 'book', the "
-                        "model that ships with the package (default: book)")
-    p.add_argument('--quantization', choices=QUANTIZATIONS, default=None,
-                   help='CTranslate2 weight type (--to ct2 only; default: float32)')
-    p.add_argument('--force', action='store_true',
-                   help='write into DIR even if it is not empty')
+    p.add_argument(
+        '--to',
+        required=True,
+        choices=('hf', 'ct2'),
+        help='hf: Hugging Face MarianMTModel; ct2: CTranslate2',
+    )
+    p.add_argument(
+        '--model',
+        metavar='MODEL',
+        default='book',
+        help="model directory written by save_pretrained, or 'book', the "
+        "model that ships with the package (default: book)",
+    )
+    p.add_argument(
+        '--quantization',
+        choices=QUANTIZATIONS,
+        default=None,
+        help='CTranslate2 weight type (--to ct2 only; default: float32)',
+    )
+    p.add_argument(
+        '--force', action='store_true', help='write into DIR even if it is not empty'
+    )
     return p
 
 # %% ../nbs/18_production.ipynb #3341fde7
@@ -213,14 +297,18 @@ def main(argv: list | None = None) -> int:  # the exit status
     if args.quantization and args.to != 'ct2':
         raise UsageError("--quantization applies to --to ct2 only")
     try:
-        out = export_pretrained(args.model, args.out_dir, args.to, args.quantization,
-                                overwrite=args.force)
-    except FileExistsError as e: raise UsageError(str(e)) from None
+        out = export_pretrained(
+            args.model, args.out_dir, args.to, args.quantization, overwrite=args.force
+        )
+    except FileExistsError as e:
+        raise UsageError(str(e)) from None
     except (FileNotFoundError, ValueError) as e:  # a missing or broken model
         raise type(e)(f"cannot export the model {args.model}: {e}") from None
     print(out)
     return 0
 
+
 if __name__ == '__main__' and not in_ipython():  # python -m transformer_nb.export
     from transformer_nb.cli import main as cli
+
     sys.exit(cli(['export', *sys.argv[1:]]))

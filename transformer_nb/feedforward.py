@@ -13,8 +13,11 @@ from torch import nn, Tensor
 # %% ../nbs/03_feedforward.ipynb #a5817711
 _ACTIVATIONS = {'relu': F.relu, 'gelu': F.gelu}
 
+
 class PositionwiseFeedForward(nn.Module):
-    "FFN(x) = activation(x W₁ + b₁) W₂ + b₂ applied to every position independently, with dropout on the hidden layer."
+    """FFN(x) = activation(x W₁ + b₁) W₂ + b₂ applied to every position independently,
+    with dropout on the hidden layer."""
+
     def __init__(
         self,
         d_model: int,  # width of the input and output vectors
@@ -25,8 +28,12 @@ class PositionwiseFeedForward(nn.Module):
     ):
         super().__init__()
         if activation not in _ACTIVATIONS:
-            raise ValueError(f"unknown activation {activation!r}; choose one of {sorted(_ACTIVATIONS)}")
-        if not 0.0 <= dropout < 1.0: raise ValueError(f"dropout must be in [0, 1), got {dropout}")
+            raise ValueError(
+                f"unknown activation {activation!r}; choose one of "
+                f"{sorted(_ACTIVATIONS)}"
+            )
+        if not 0.0 <= dropout < 1.0:
+            raise ValueError(f"dropout must be in [0, 1), got {dropout}")
         self.linear1 = nn.Linear(d_model, d_ff, bias=bias)  # W₁, b₁
         self.linear2 = nn.Linear(d_ff, d_model, bias=bias)  # W₂, b₂
         self.dropout = nn.Dropout(dropout)
@@ -34,6 +41,8 @@ class PositionwiseFeedForward(nn.Module):
 
     def forward(self, x: Tensor) -> Tensor:  # (..., d_model) -> (..., d_model)
         "Apply the network to the last axis of `x`."
-        return self.linear2(self.dropout(self.act(self.linear1(x))))  # hidden: (..., d_ff)
+        # hidden: (..., d_ff)
+        return self.linear2(self.dropout(self.act(self.linear1(x))))
 
-    def extra_repr(self) -> str: return f"activation={self.activation!r}"
+    def extra_repr(self) -> str:
+        return f"activation={self.activation!r}"

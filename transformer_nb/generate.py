@@ -25,17 +25,24 @@ def kv_cache_bytes(
     tgt_len: int,  # T cached target positions
     dtype: torch.dtype = torch.float32,  # element type of the cache
 ) -> dict:  # bytes: 'per_token_per_layer', 'self_attention', 'cross_attention', 'total'
-    "Memory held by a decoding cache: 2·d_model·bytes per target token per layer, plus 2·S·d_model·bytes per layer once."
+    """Memory held by a decoding cache: 2·d_model·bytes per target token per layer, plus
+    2·S·d_model·bytes per layer once."""
     e = torch.empty((), dtype=dtype).element_size()
     per_token = 2 * config.d_model * e
     self_attn = batch * config.n_decoder_layers * tgt_len * per_token
     cross_attn = batch * config.n_decoder_layers * src_len * per_token
-    return {'per_token_per_layer': per_token, 'self_attention': self_attn, 'cross_attention': cross_attn,
-            'total': self_attn + cross_attn}
+    return {
+        'per_token_per_layer': per_token,
+        'self_attention': self_attn,
+        'cross_attention': cross_attn,
+        'total': self_attn + cross_attn,
+    }
 
 # %% ../nbs/13_kv_cache.ipynb #30e042c1
 class IncrementalDecoder:
-    "Next-token logits one position at a time, through the model's modules and a `DecoderCache`."
+    """Next-token logits one position at a time, through the model's modules and a
+    `DecoderCache`."""
+
     def __init__(
         self,
         model: Transformer,  # in eval mode
@@ -47,39 +54,63 @@ class IncrementalDecoder:
         self.model, self.cache = model, model.init_cache(capacity, group)
         self.memory, self.src_mask = memory, src_mask  # for the first step only
 
-    def __len__(self) -> int: return len(self.cache)  # positions decoded so far
+    def __len__(self) -> int:
+        return len(self.cache)  # positions decoded so far
 
     def reorder(self, index: Tensor):  # (B',) long
-        "Keep rows `index` of every cache (finished sentences dropped, or beams re-ranked)."
+        """Keep rows `index` of every cache (finished sentences dropped, or beams
+        re-ranked)."""
         self.cache.reorder(index)
 
-    def step(self, tokens: Tensor) -> Tensor:  # (B,) newest ids -> (B, V) next-token logits
+    # (B,) newest ids -> (B, V) next-token logits
+    def step(self, tokens: Tensor) -> Tensor:
         "Feed one token per row; return the logits for the token after it."
         h = self.model.decode(tokens[:, None], self.memory, self.src_mask, self.cache)
         self.memory = self.src_mask = None  # the cross-attention caches hold them now
         return self.model.generator(h[:, 0])  # (B, V): only the newest position
 
+
 class NaiveDecoder:
-    "The reference without a cache: rerun the whole decoder on the full prefix at every step."
-    def __init__(self, model: Transformer, memory: Tensor, src_mask: Tensor | None,
-                 capacity: int | None = None, group: int = 1):
+    """The reference without a cache: rerun the whole decoder on the full prefix at
+    every step."""
+
+    def __init__(
+        self,
+        model: Transformer,
+        memory: Tensor,
+        src_mask: Tensor | None,
+        capacity: int | None = None,
+        group: int = 1,
+    ):
         if group > 1:  # one row per beam: repeat each sentence's memory
             memory = memory.repeat_interleave(group, 0)
-            if src_mask is not None: src_mask = src_mask.repeat_interleave(group, 0)
-        self.model, self.memory, self.src_mask, self.prefix = model, memory, src_mask, None
+            if src_mask is not None:
+                src_mask = src_mask.repeat_interleave(group, 0)
+        self.model, self.memory, self.src_mask, self.prefix = (
+            model,
+            memory,
+            src_mask,
+            None,
+        )
 
-    def __len__(self) -> int: return 0 if self.prefix is None else self.prefix.size(1)
+    def __len__(self) -> int:
+        return 0 if self.prefix is None else self.prefix.size(1)
 
     def reorder(self, index: Tensor):
         self.memory = self.memory.index_select(0, index)
-        if self.src_mask is not None: self.src_mask = self.src_mask.index_select(0, index)
-        if self.prefix is not None: self.prefix = self.prefix.index_select(0, index)
+        if self.src_mask is not None:
+            self.src_mask = self.src_mask.index_select(0, index)
+        if self.prefix is not None:
+            self.prefix = self.prefix.index_select(0, index)
 
     def step(self, tokens: Tensor) -> Tensor:  # (B,) -> (B, V)
-        "Append `tokens` to the prefix, recompute every position, return the logits of the last."
+        """Append `tokens` to the prefix, recompute every position, return the logits of
+        the last."""
         t = tokens[:, None]  # (B, 1)
-        self.prefix = t if self.prefix is None else torch.cat([self.prefix, t], dim=1)  # (B, L)
-        h = self.model.decode(self.prefix, self.memory, self.src_mask)  # all L positions again
+        # (B, L)
+        self.prefix = t if self.prefix is None else torch.cat([self.prefix, t], dim=1)
+        # all L positions again
+        h = self.model.decode(self.prefix, self.memory, self.src_mask)
         return self.model.generator(h[:, -1])
 
 # %% ../nbs/13_kv_cache.ipynb #2479cd3a
@@ -87,28 +118,40 @@ def warp_logits(
     logits: Tensor,  # (B, V) float
     temperature: float = 1.0,  # divide the logits by this (> 0)
     top_k: int = 0,  # keep the k largest logits per row; 0 = all
-    top_p: float = 1.0,  # keep the smallest set of most likely tokens with total probability >= top_p; 1 = all
+    # keep the smallest set of most likely tokens with total probability >= top_p; 1 =
+    # all
+    top_p: float = 1.0,
 ) -> Tensor:  # (B, V), removed tokens at -inf
-    "Temperature, then top-k, then top-p filtering of next-token logits (Hugging Face's order and meaning)."
-    if temperature != 1.0: logits = logits / temperature
+    """Temperature, then top-k, then top-p filtering of next-token logits (Hugging
+    Face's order and meaning)."""
+    if temperature != 1.0:
+        logits = logits / temperature
     if 0 < top_k < logits.size(-1):
-        kth = logits.topk(top_k, dim=-1).values[:, -1:]  # (B, 1): the k-th largest logit
+        # (B, 1): the k-th largest logit
+        kth = logits.topk(top_k, dim=-1).values[:, -1:]
         logits = logits.masked_fill(logits < kth, float('-inf'))
     if top_p < 1.0:
         sorted_logits, order = logits.sort(dim=-1, descending=True)  # (B, V)
         probs = sorted_logits.softmax(dim=-1)
-        drop = probs.cumsum(dim=-1) - probs >= top_p  # (B, V) sorted: the tokens ranked above already hold top_p
-        logits = logits.masked_fill(drop.scatter(-1, order, drop), float('-inf'))  # back to vocabulary order
+        # (B, V) sorted: the tokens ranked above already hold top_p
+        drop = probs.cumsum(dim=-1) - probs >= top_p
+        # back to vocabulary order
+        logits = logits.masked_fill(drop.scatter(-1, order, drop), float('-inf'))
     return logits
+
 
 def next_token(
     logits: Tensor,  # (B, V) float
     do_sample: bool = False,  # False: greedy argmax
-    temperature: float = 1.0, top_k: int = 0, top_p: float = 1.0,  # see `warp_logits` (sampling only)
+    # see `warp_logits` (sampling only)
+    temperature: float = 1.0,
+    top_k: int = 0,
+    top_p: float = 1.0,
     generator: torch.Generator | None = None,  # random source for sampling
 ) -> Tensor:  # (B,) long
     "Greedy choice, or a draw from the warped distribution."
-    if not do_sample: return logits.argmax(dim=-1)
+    if not do_sample:
+        return logits.argmax(dim=-1)
     probs = warp_logits(logits, temperature, top_k, top_p).softmax(dim=-1)  # (B, V)
     return torch.multinomial(probs, 1, generator=generator)[:, 0]
 
@@ -116,45 +159,62 @@ def next_token(
 @dataclass
 class GenerateOutput:
     "What `generate(..., return_dict_in_generate=True)` returns."
+
     sequences: Tensor  # (B, T_out) generated ids, ⟨EOS⟩ then pad_token_id if finished
     scores: Tensor | None = None  # (B, T_out, V) float32 raw logits, if output_scores
     batch_sizes: list = field(default_factory=list)  # active sentences at each step
     past_key_values: object = None  # the final DecoderCache of the active rows
 
+
 def check_args(rules) -> None:
     "Raise a ValueError at the first rule `(name, value, ok, expected)` failing `ok`."
     for name, value, ok, expected in rules:
-        if not ok(value): raise ValueError(f"{name} must be {expected}, got {value!r}")
+        if not ok(value):
+            raise ValueError(f"{name} must be {expected}, got {value!r}")
+
 
 def int_at_least(low: int):
     "A test of a value: is it an int >= low?"
     return lambda v: isinstance(v, int) and v >= low
 
-def _check_generate_args(max_new_tokens, min_new_tokens, temperature, top_k, top_p,
-                         max_len, ids, vocab):
+
+def _check_generate_args(
+    max_new_tokens, min_new_tokens, temperature, top_k, top_p, max_len, ids, vocab
+):
     "Validate the decoding arguments once, before the loop."
     is_id = lambda i: isinstance(i, int) and 0 <= i < vocab
     optional = lambda v: v is None or int_at_least(0)(v)
     check_args((n, i, is_id, f"a token id in [0, {vocab})") for n, i in ids.items())
-    check_args([('max_new_tokens', max_new_tokens, optional,
-                 'a non-negative int or None')])
+    check_args(
+        [('max_new_tokens', max_new_tokens, optional, 'a non-negative int or None')]
+    )
     if max_new_tokens is not None and max_new_tokens > max_len:
-        raise ValueError(f"max_new_tokens={max_new_tokens} exceeds the model's "
-                         f"max_len={max_len} target positions")
+        raise ValueError(
+            f"max_new_tokens={max_new_tokens} exceeds the model's "
+            f"max_len={max_len} target positions"
+        )
     count = int_at_least(0)
-    check_args([('min_new_tokens', min_new_tokens, count, 'a non-negative int'),
-                ('temperature', temperature, lambda v: v > 0, '> 0'),
-                ('top_k', top_k, count, 'a non-negative int (0 = off)'),
-                ('top_p', top_p, lambda v: 0.0 < v <= 1.0, 'in (0, 1]')])
+    check_args(
+        [
+            ('min_new_tokens', min_new_tokens, count, 'a non-negative int'),
+            ('temperature', temperature, lambda v: v > 0, '> 0'),
+            ('top_k', top_k, count, 'a non-negative int (0 = off)'),
+            ('top_p', top_p, lambda v: 0.0 < v <= 1.0, 'in (0, 1]'),
+        ]
+    )
 
 # %% ../nbs/13_kv_cache.ipynb #5e628392
-def special_ids(config, eos_token_id=None, pad_token_id=None,
-                decoder_start_token_id=None) -> tuple:  # (eos, pad, start)
+def special_ids(
+    config, eos_token_id=None, pad_token_id=None, decoder_start_token_id=None
+) -> tuple:  # (eos, pad, start)
     "⟨EOS⟩, ⟨PAD⟩ and the first decoder input: the ids given, else the model's."
     pick = lambda given, default: default if given is None else given
-    return (pick(eos_token_id, config.eos_token_id),
-            pick(pad_token_id, config.pad_token_id),
-            pick(decoder_start_token_id, config.bos_token_id))
+    return (
+        pick(eos_token_id, config.eos_token_id),
+        pick(pad_token_id, config.pad_token_id),
+        pick(decoder_start_token_id, config.bos_token_id),
+    )
+
 
 def length_limits(
     src: Tensor,  # (B, S) source ids
@@ -163,8 +223,10 @@ def length_limits(
     max_len: int,  # the model's most target positions
 ) -> Tensor:  # (B,) long: the most tokens each sentence may generate
     "The length limit of every sentence, capped by the model's `max_len`."
-    if max_new_tokens is None: limits = (src != pad_token_id).sum(dim=1) + 50
-    else: limits = torch.full((src.size(0),), max_new_tokens, device=src.device)
+    if max_new_tokens is None:
+        limits = (src != pad_token_id).sum(dim=1) + 50
+    else:
+        limits = torch.full((src.size(0),), max_new_tokens, device=src.device)
     return limits.clamp(max=max_len)
 
 # %% ../nbs/13_kv_cache.ipynb #9917a1ed
@@ -173,7 +235,10 @@ def _decode_loop(
     out: Tensor,  # (B, T) filled in place with the chosen tokens
     limits: Tensor,  # (B,) tokens each sentence may generate
     choose,  # (B', V) float logits -> (B',) next tokens
-    eos: int, bos: int, pad: int, min_new_tokens: int,
+    eos: int,
+    bos: int,
+    pad: int,
+    min_new_tokens: int,
     scores: Tensor | None = None,  # (B, T, V) filled in place with the raw logits
 ) -> tuple[int, list]:  # steps taken, active sentences at each step
     "The generation loop: a token per active sentence per step; finished ones leave."
@@ -185,9 +250,12 @@ def _decode_loop(
     batch_sizes, steps = [], 0
     for t in range(T):
         logits = dec.step(tokens).float()  # (B_active, V)
-        batch_sizes.append(tokens.size(0)); steps = t + 1
-        if scores is not None: scores[rows, t] = logits
-        if t < min_new_tokens: logits[:, eos] = float('-inf')
+        batch_sizes.append(tokens.size(0))
+        steps = t + 1
+        if scores is not None:
+            scores[rows, t] = logits
+        if t < min_new_tokens:
+            logits[:, eos] = float('-inf')
         logits.index_fill_(1, banned, float('-inf'))  # pad, bos: never output
         tokens = choose(logits)  # (B_active,)
         out[rows, t] = tokens
@@ -195,7 +263,8 @@ def _decode_loop(
             done = (tokens == eos) | (limits <= t + 1)  # (B_active,)
             if done.any():
                 keep = (~done).nonzero()[:, 0]
-                if keep.numel() == 0: break
+                if keep.numel() == 0:
+                    break
                 rows, tokens, limits = rows[keep], tokens[keep], limits[keep]
                 dec.reorder(keep)  # finished sentences leave every cache
     return steps, batch_sizes
@@ -216,16 +285,31 @@ def generate(
     output_scores: bool = False,  # also return the (B, T_out, V) raw logits
     return_dict_in_generate: bool = False,  # return a `GenerateOutput`
     eos_token_id: int | None = None,  # default: model.config's, as the next two
-    pad_token_id: int | None = None, decoder_start_token_id: int | None = None,
+    pad_token_id: int | None = None,
+    decoder_start_token_id: int | None = None,
 ):  # (B, T_out) long; or (sequences, scores); or GenerateOutput
     "Greedy or sampled decoding on a KV cache; each sentence stops at ⟨EOS⟩."
     c = model.config
     eos, pad, bos = special_ids(c, eos_token_id, pad_token_id, decoder_start_token_id)
     ids = dict(eos_token_id=eos, pad_token_id=pad, decoder_start_token_id=bos)
-    _check_generate_args(max_new_tokens, min_new_tokens, temperature, top_k, top_p,
-                         c.max_len, ids, c.tgt_vocab)
-    choose = functools.partial(next_token, do_sample=do_sample, temperature=temperature,
-                               top_k=top_k, top_p=top_p, generator=generator)
+    _check_generate_args(
+        max_new_tokens,
+        min_new_tokens,
+        temperature,
+        top_k,
+        top_p,
+        c.max_len,
+        ids,
+        c.tgt_vocab,
+    )
+    choose = functools.partial(
+        next_token,
+        do_sample=do_sample,
+        temperature=temperature,
+        top_k=top_k,
+        top_p=top_p,
+        generator=generator,
+    )
     was_training = model.training
     model.eval()
     try:
@@ -235,10 +319,14 @@ def generate(
         Decoder = IncrementalDecoder if use_cache else NaiveDecoder
         dec = Decoder(model, memory, src_mask, T)
         out = torch.full((src.size(0), T), pad, dtype=torch.long, device=src.device)
-        scores = (torch.zeros(*out.shape, c.tgt_vocab, device=src.device)
-                  if output_scores else None)
-        steps, batch_sizes = _decode_loop(dec, out, limits, choose, eos, bos, pad,
-                                          min_new_tokens, scores)
+        scores = (
+            torch.zeros(*out.shape, c.tgt_vocab, device=src.device)
+            if output_scores
+            else None
+        )
+        steps, batch_sizes = _decode_loop(
+            dec, out, limits, choose, eos, bos, pad, min_new_tokens, scores
+        )
     finally:
         model.train(was_training)
     out, scores = out[:, :steps], None if scores is None else scores[:, :steps]
@@ -249,71 +337,100 @@ def generate(
 # %% ../nbs/13_kv_cache.ipynb #82dc0e7b
 @functools.lru_cache(maxsize=None)
 def onednn_available() -> bool:
-    "Whether this PyTorch build can prepack weights for oneDNN's matrix products (x86 CPUs)."
+    """Whether this PyTorch build can prepack weights for oneDNN's matrix products (x86
+    CPUs)."""
     try:
         w = torch.ops.mkldnn._reorder_linear_weight(torch.ones(2, 2), 1)
         torch.ops.mkldnn._linear_pointwise(torch.ones(1, 2), w, None, 'none', [], '')
         return True
-    except (AttributeError, NotImplementedError, RuntimeError): return False
+    except (AttributeError, NotImplementedError, RuntimeError):
+        return False
+
 
 class PackedLinear(nn.Module):
-    "`nn.Linear` for float32 CPU inference: the weight prepacked once in oneDNN's blocked layout."
+    """`nn.Linear` for float32 CPU inference: the weight prepacked once in oneDNN's
+    blocked layout."""
+
     def __init__(
         self,
-        weight: Tensor,  # (out, in); a Parameter stays registered (same state_dict as nn.Linear)
+        # (out, in); a Parameter stays registered (same state_dict as nn.Linear)
+        weight: Tensor,
         bias: Tensor | None = None,  # (out,)
         batch_hint: int = 32,  # rows the products will usually have
     ):
         super().__init__()
         self.weight, self.bias, self.batch_hint = weight, bias, batch_hint
         self.out_features, self.in_features = weight.shape
-        self.packed = torch.ops.mkldnn._reorder_linear_weight(weight.detach().float(), batch_hint)
+        self.packed = torch.ops.mkldnn._reorder_linear_weight(
+            weight.detach().float(), batch_hint
+        )
         self._bias = None if bias is None else bias.detach().float()
 
     def forward(self, x: Tensor) -> Tensor:  # (..., in) -> (..., out)
-        return torch.ops.mkldnn._linear_pointwise(x, self.packed, self._bias, 'none', [], '')
+        return torch.ops.mkldnn._linear_pointwise(
+            x, self.packed, self._bias, 'none', [], ''
+        )
 
-    def __deepcopy__(self, memo):  # the packed tensor has no storage to copy: pack the copy
-        return PackedLinear(copy.deepcopy(self.weight, memo), copy.deepcopy(self.bias, memo),
-                            self.batch_hint)
+    # the packed tensor has no storage to copy: pack the copy
+    def __deepcopy__(self, memo):
+        return PackedLinear(
+            copy.deepcopy(self.weight, memo),
+            copy.deepcopy(self.bias, memo),
+            self.batch_hint,
+        )
 
-    def extra_repr(self): return f"in_features={self.in_features}, out_features={self.out_features}"
+    def extra_repr(self):
+        return f"in_features={self.in_features}, out_features={self.out_features}"
 
 # %% ../nbs/13_kv_cache.ipynb #f0a36d97
 def split_projections(model: nn.Module, make) -> None:
-    "Give every attention module its W_q and [W_k; W_v] blocks as modules: `make(weight, bias)`."
+    """Give every attention module its W_q and [W_k; W_v] blocks as modules:
+    `make(weight, bias)`."""
     for mha in (m for m in model.modules() if isinstance(m, MultiHeadAttention)):
         W, b, D = mha.in_proj.weight.detach(), mha.in_proj.bias, mha.d_model
         b = None if b is None else b.detach()
-        mha.split_proj = nn.ModuleDict({
-            'q': make(W[:D], None if b is None else b[:D]),
-            'kv': make(W[D:], None if b is None else b[D:])})
+        mha.split_proj = nn.ModuleDict(
+            {
+                'q': make(W[:D], None if b is None else b[:D]),
+                'kv': make(W[D:], None if b is None else b[D:]),
+            }
+        )
+
 
 def pack_for_cpu(
     model: Transformer,  # a float model; it is copied, not changed
 ) -> Transformer:  # a float32 CPU copy whose every nn.Linear is a `PackedLinear`
-    "A copy of `model` for CPU decoding: every matrix product on weights prepacked for oneDNN."
+    """A copy of `model` for CPU decoding: every matrix product on weights prepacked for
+    oneDNN."""
     if not onednn_available():
-        raise RuntimeError("this PyTorch build cannot prepack weights for oneDNN; decode the "
-                           "model as it is")
+        raise RuntimeError(
+            "this PyTorch build cannot prepack weights for oneDNN; decode the "
+            "model as it is"
+        )
     m = copy.deepcopy(model).float().cpu().eval()
-    split_projections(m, lambda w, b: PackedLinear(w.clone(), None if b is None else b.clone()))
+    split_projections(
+        m, lambda w, b: PackedLinear(w.clone(), None if b is None else b.clone())
+    )
     for parent in list(m.modules()):
         for name, child in list(parent.named_children()):
             if type(child) is nn.Linear:
                 setattr(parent, name, PackedLinear(child.weight, child.bias))
     return m
 
+
 def unpack_linears(model: nn.Module) -> nn.Module:
-    "Undo `pack_for_cpu` in place: each `PackedLinear` back to an `nn.Linear`, same parameters."
+    """Undo `pack_for_cpu` in place: each `PackedLinear` back to an `nn.Linear`, same
+    parameters."""
     for mha in (m for m in model.modules() if isinstance(m, MultiHeadAttention)):
         mha.split_proj = None  # copies of in_proj's blocks; in_proj itself is kept
     for parent in list(model.modules()):
         for name, child in list(parent.named_children()):
             if isinstance(child, PackedLinear):
-                lin = nn.Linear(child.in_features, child.out_features, bias=child.bias is not None)
+                lin = nn.Linear(
+                    child.in_features, child.out_features, bias=child.bias is not None
+                )
                 lin.weight = child.weight  # the same Parameter: ties stay tied
-                if child.bias is not None: lin.bias = child.bias
+                if child.bias is not None:
+                    lin.bias = child.bias
                 setattr(parent, name, lin)
     return model
-

@@ -20,16 +20,20 @@ def offset_score(
 ) -> Tensor:  # (h,)
     "Per head: mean weight of query i on key i + offset, over queries that have one."
     if w.dim() != 3 or w.size(-1) != w.size(-2):
-        raise ValueError(f"expected (h, L, L) self-attention weights, "
-                         f"got {tuple(w.shape)}")
-    if w.size(-1) <= abs(offset): return torch.zeros(w.size(0))
+        raise ValueError(
+            f"expected (h, L, L) self-attention weights, got {tuple(w.shape)}"
+        )
+    if w.size(-1) <= abs(offset):
+        return torch.zeros(w.size(0))
     return w.diagonal(offset=offset, dim1=-2, dim2=-1).float().mean(-1)
+
 
 def diagonal_band(T: int, S: int, radius: float | None = None) -> Tensor:  # (T, S) bool
     "The (i, j) with |j - i(S-1)/(T-1)| <= radius (default max(1, 0.1 S)): a diagonal."
     r = max(1.0, 0.1 * S) if radius is None else radius
     centre = torch.arange(T) * ((S - 1) / (T - 1) if T > 1 else 0.0)  # (T,)
     return (torch.arange(S)[None, :] - centre[:, None]).abs() <= r  # (T, S)
+
 
 def diagonal_mass(w: Tensor) -> tuple:  # w (h, T, S) one sentence's cross-attention
     "Per head: mass in `diagonal_band`, mean over queries (h,); and a uniform head's."
@@ -40,10 +44,12 @@ def diagonal_mass(w: Tensor) -> tuple:  # w (h, T, S) one sentence's cross-atten
 def _ranks(x: np.ndarray) -> np.ndarray:
     "Ranks 0..n-1 of `x`, ties sharing their average rank."
     order = np.argsort(x, kind='stable')
-    r = np.empty(len(x)); r[order] = np.arange(len(x))
+    r = np.empty(len(x))
+    r[order] = np.arange(len(x))
     _, inv, cnt = np.unique(x, return_inverse=True, return_counts=True)
     sums = np.bincount(inv, weights=r)
     return sums[inv] / cnt[inv]
+
 
 def monotonicity(w: Tensor) -> Tensor:  # w (h, T, S) -> (h,)
     "Per head: Spearman correlation of query position and most-attended key position."
@@ -67,8 +73,10 @@ def _layer_statistics(
         stats['diagonal_mass'], base = diagonal_mass(w)
         stats['uniform_mass'] = torch.full((w.size(0),), base)
         stats['monotonicity'] = monotonicity(w)
-    else: stats.update(previous=offset_score(w, -1), itself=offset_score(w, 0))
-    if kind == 'encoder': stats['next'] = offset_score(w, +1)
+    else:
+        stats.update(previous=offset_score(w, -1), itself=offset_score(w, 0))
+    if kind == 'encoder':
+        stats['next'] = offset_score(w, +1)
     if kind != 'decoder_self':  # the weight on the source's eos
         stats['last_key'] = w[..., -1].mean(-1)
     return stats
@@ -83,7 +91,8 @@ def head_statistics(
     "Per head, averaged over `pairs` with teacher forcing: `_layer_statistics`."
     c = model.config
     sums = {}
-    was_training = model.training; model.eval()
+    was_training = model.training
+    model.eval()
     try:
         for s, t in zip(tok.encode(pairs.src), tok.encode(pairs.tgt)):
             src, tgt = torch.tensor([s]), torch.tensor([t])  # (1, S), (1, T)
@@ -92,7 +101,8 @@ def head_statistics(
                 for l, w in enumerate(layers):
                     for k, v in _layer_statistics(kind, w[0].float()).items():
                         sums.setdefault((kind, l, k), []).append(v)
-    finally: model.train(was_training)
+    finally:
+        model.train(was_training)
     rows = {}
     for (kind, l, k), vs in sums.items():
         for h, v in enumerate(torch.stack(vs).mean(0).tolist()):

@@ -16,25 +16,49 @@ from torch import nn, Tensor
 VARIANTS = ('uniform', 'exclude_true_and_pad')
 REDUCTIONS = ('mean', 'sum', 'none')
 
+
 def _check_options(smoothing, variant, reduction='mean'):
     "Raise on an unknown variant or reduction, or a smoothing outside [0, 1)."
-    if variant not in VARIANTS: raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
-    if reduction not in REDUCTIONS: raise ValueError(f"reduction must be one of {REDUCTIONS}, got {reduction!r}")
-    if isinstance(smoothing, bool) or not isinstance(smoothing, (int, float)) or not 0 <= smoothing < 1:
+    if variant not in VARIANTS:
+        raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
+    if reduction not in REDUCTIONS:
+        raise ValueError(f"reduction must be one of {REDUCTIONS}, got {reduction!r}")
+    if (
+        isinstance(smoothing, bool)
+        or not isinstance(smoothing, (int, float))
+        or not 0 <= smoothing < 1
+    ):
         raise ValueError(f"smoothing must be a number in [0, 1), got {smoothing!r}")
 
+
 def _check_targets(targets: Tensor, V: int, pad_token_id: int, variant: str):
-    "Raise unless `targets` holds integer class ids in [0, V) (or `pad_token_id`) and `pad_token_id` suits the variant."
-    if not isinstance(targets, Tensor): raise TypeError(f"targets must be a torch.Tensor, got {type(targets).__name__}")
-    if targets.dtype == torch.bool or targets.is_floating_point() or targets.is_complex():
+    """Raise unless `targets` holds integer class ids in [0, V) (or `pad_token_id`) and
+    `pad_token_id` suits the variant."""
+    if not isinstance(targets, Tensor):
+        raise TypeError(f"targets must be a torch.Tensor, got {type(targets).__name__}")
+    if (
+        targets.dtype == torch.bool
+        or targets.is_floating_point()
+        or targets.is_complex()
+    ):
         raise TypeError(f"targets must be integer class ids, got {targets.dtype}")
     if variant == 'exclude_true_and_pad':
-        if V < 3: raise ValueError(f"variant 'exclude_true_and_pad' needs V >= 3 classes, got V={V}")
+        if V < 3:
+            raise ValueError(
+                f"variant 'exclude_true_and_pad' needs V >= 3 classes, got V={V}"
+            )
         if not 0 <= pad_token_id < V:
-            raise ValueError(f"variant 'exclude_true_and_pad' needs pad_token_id to be a class in [0, V={V}), got {pad_token_id}")
+            raise ValueError(
+                "variant 'exclude_true_and_pad' needs pad_token_id to be a class in "
+                f"[0, V={V}), got {pad_token_id}"
+            )
     bad = (targets != pad_token_id) & ((targets < 0) | (targets >= V))
     if bad.any():
-        raise ValueError(f"target ids must be in [0, V={V}) or equal pad_token_id={pad_token_id}; found {targets[bad].unique()[:5].tolist()}")
+        raise ValueError(
+            f"target ids must be in [0, V={V}) or equal pad_token_id={pad_token_id}; "
+            f"found {targets[bad].unique()[:5].tolist()}"
+        )
+
 
 def smoothed_targets(
     targets: Tensor,  # (...) integer class ids
@@ -44,15 +68,21 @@ def smoothed_targets(
     variant: str = 'uniform',  # 'uniform' or 'exclude_true_and_pad'
     dtype: torch.dtype = torch.float32,
 ) -> Tensor:  # (..., V), rows sum to 1 (0 at padding positions)
-    "The dense label-smoothed target distribution, for pictures and tests (the loss never builds it)."
-    _check_options(smoothing, variant); _check_targets(targets, num_classes, pad_token_id, variant)
+    """The dense label-smoothed target distribution, for pictures and tests (the loss
+    never builds it)."""
+    _check_options(smoothing, variant)
+    _check_targets(targets, num_classes, pad_token_id, variant)
     V, eps, keep = num_classes, float(smoothing), targets != pad_token_id  # keep: (...)
     t = targets.masked_fill(~keep, 0).unsqueeze(-1)  # (..., 1)
     if variant == 'uniform':
-        y = torch.full((*targets.shape, V), eps / V, dtype=dtype, device=targets.device)  # (..., V)
+        # (..., V)
+        y = torch.full((*targets.shape, V), eps / V, dtype=dtype, device=targets.device)
         y.scatter_(-1, t, 1 - eps + eps / V)
     else:
-        y = torch.full((*targets.shape, V), eps / (V - 2), dtype=dtype, device=targets.device)  # (..., V)
+        # (..., V)
+        y = torch.full(
+            (*targets.shape, V), eps / (V - 2), dtype=dtype, device=targets.device
+        )
         y[..., pad_token_id] = 0.0
         y.scatter_(-1, t, 1 - eps)
     return y * keep.unsqueeze(-1)
@@ -63,11 +93,13 @@ def target_entropy(
     smoothing: float = 0.1,  # ε
     variant: str = 'uniform',  # 'uniform' or 'exclude_true_and_pad'
 ) -> float:  # nats per (non-padding) token
-    "Entropy H(y) of one smoothed target: the constant by which the CE and KL forms of the loss differ."
+    """Entropy H(y) of one smoothed target: the constant by which the CE and KL forms of
+    the loss differ."""
     _check_options(smoothing, variant)
     V, eps = num_classes, float(smoothing)
     xlogx = lambda x: x * math.log(x) if x > 0 else 0.0
-    if variant == 'uniform': return -xlogx(1 - eps + eps / V) - (V - 1) * xlogx(eps / V)
+    if variant == 'uniform':
+        return -xlogx(1 - eps + eps / V) - (V - 1) * xlogx(eps / V)
     return -xlogx(1 - eps) - (V - 2) * xlogx(eps / (V - 2))
 
 # %% ../nbs/11_label_smoothing.ipynb #b24fe4f7
@@ -77,70 +109,117 @@ def check_loss_inputs(
     pad_token_id: int = 0,
     variant: str = 'uniform',
 ) -> int:  # V
-    "Validate `logits (..., V)` (floating point) and `targets (...)` (ids in [0, V) or `pad_token_id`); return V."
-    if not isinstance(logits, Tensor): raise TypeError(f"logits must be a torch.Tensor, got {type(logits).__name__}")
-    if not logits.is_floating_point(): raise TypeError(f"logits must be floating point, got {logits.dtype}")
-    if not isinstance(targets, Tensor): raise TypeError(f"targets must be a torch.Tensor, got {type(targets).__name__}")
+    """Validate `logits (..., V)` (floating point) and `targets (...)` (ids in [0, V) or
+    `pad_token_id`); return V."""
+    if not isinstance(logits, Tensor):
+        raise TypeError(f"logits must be a torch.Tensor, got {type(logits).__name__}")
+    if not logits.is_floating_point():
+        raise TypeError(f"logits must be floating point, got {logits.dtype}")
+    if not isinstance(targets, Tensor):
+        raise TypeError(f"targets must be a torch.Tensor, got {type(targets).__name__}")
     if logits.dim() < 1 or logits.shape[:-1] != targets.shape:
-        raise ValueError(f"logits (..., V) and targets (...) must share their leading dimensions, "
-                         f"got logits {tuple(logits.shape)} and targets {tuple(targets.shape)}")
+        raise ValueError(
+            f"logits (..., V) and targets (...) must share their leading dimensions, "
+            f"got logits {tuple(logits.shape)} and targets {tuple(targets.shape)}"
+        )
     if logits.device != targets.device:
-        raise ValueError(f"logits and targets must be on one device, got {logits.device} and {targets.device}")
+        raise ValueError(
+            f"logits and targets must be on one device, got {logits.device} and "
+            f"{targets.device}"
+        )
     _check_targets(targets, logits.size(-1), pad_token_id, variant)
     return logits.size(-1)
 
+
 def _reduce(x: Tensor, keep: Tensor, reduction: str) -> Tensor:
-    "Zero the padding positions of `x (...)`, then 'none' | 'sum' | 'mean' over the non-padding ones."
+    """Zero the padding positions of `x (...)`, then 'none' | 'sum' | 'mean' over the
+    non-padding ones."""
     x = x.masked_fill(~keep, 0.0)
-    if reduction == 'none': return x
-    if reduction == 'sum': return x.sum()
+    if reduction == 'none':
+        return x
+    if reduction == 'sum':
+        return x.sum()
     return x.sum() / keep.sum().clamp_min(1)  # an all-padding batch gives 0, not 0/0
+
 
 def label_smoothed_nll(
     logits: Tensor,  # (..., V) unnormalised scores
-    targets: Tensor,  # (...) integer class ids; positions equal to `pad_token_id` are ignored
+    # (...) integer class ids; positions equal to `pad_token_id` are ignored
+    targets: Tensor,
     smoothing: float = 0.1,  # ε, the probability mass moved off the true class
-    pad_token_id: int = 0,  # padding id: ignored as a target (and given no mass by 'exclude_true_and_pad')
-    variant: str = 'uniform',  # 'uniform': ε/V on every class; 'exclude_true_and_pad': ε/(V-2), 0 on pad
-    reduction: str = 'mean',  # 'mean' over non-pad tokens, 'sum', or 'none' (shape of `targets`, 0 at pad)
-    return_nll: bool = False,  # also return the plain (unsmoothed) NLL, reduced the same way
+    # padding id: ignored as a target (and given no mass by 'exclude_true_and_pad')
+    pad_token_id: int = 0,
+    # 'uniform': ε/V on every class; 'exclude_true_and_pad': ε/(V-2), 0 on pad
+    variant: str = 'uniform',
+    # 'mean' over non-pad tokens, 'sum', or 'none' (shape of `targets`, 0 at pad)
+    reduction: str = 'mean',
+    # also return the plain (unsmoothed) NLL, reduced the same way
+    return_nll: bool = False,
 ) -> Tensor | tuple[Tensor, Tensor]:
-    "Cross-entropy between the label-smoothed target and softmax(`logits`), computed without the dense target."
+    """Cross-entropy between the label-smoothed target and softmax(`logits`), computed
+    without the dense target."""
     _check_options(smoothing, variant, reduction)
     V = check_loss_inputs(logits, targets, pad_token_id, variant)
     half = logits.dtype in (torch.float16, torch.bfloat16)
-    logp = F.log_softmax(logits, dim=-1, dtype=torch.float32 if half else None)  # (..., V)
+    # (..., V)
+    logp = F.log_softmax(logits, dim=-1, dtype=torch.float32 if half else None)
     keep = targets != pad_token_id  # (...) real tokens
-    nll = -logp.gather(-1, targets.masked_fill(~keep, 0).unsqueeze(-1)).squeeze(-1)  # (...) -log p(target)
+    # (...) -log p(target)
+    nll = -logp.gather(-1, targets.masked_fill(~keep, 0).unsqueeze(-1)).squeeze(-1)
     eps = float(smoothing)
-    if eps == 0: loss = nll
+    if eps == 0:
+        loss = nll
     elif variant == 'uniform':
         loss = (1 - eps) * nll - (eps / V) * logp.sum(-1)
     else:  # the pad column is sliced out, never multiplied by its zero target
-        not_pad = logp[..., :pad_token_id].sum(-1) + logp[..., pad_token_id + 1:].sum(-1)  # (...) includes the target
+        # (...) includes the target
+        not_pad = logp[..., :pad_token_id].sum(-1) + logp[..., pad_token_id + 1 :].sum(
+            -1
+        )
         loss = (1 - eps - eps / (V - 2)) * nll - (eps / (V - 2)) * not_pad
     loss = _reduce(loss, keep, reduction)
     return (loss, _reduce(nll, keep, reduction)) if return_nll else loss
 
+
 class LabelSmoothingLoss(nn.Module):
-    "Label-smoothed cross-entropy over logits with padding ignored: a module around `label_smoothed_nll`."
+    """Label-smoothed cross-entropy over logits with padding ignored: a module around
+    `label_smoothed_nll`."""
+
     def __init__(
         self,
         smoothing: float = 0.1,  # ε (the paper: 0.1)
         pad_token_id: int = 0,  # padding id, ignored as a target
-        variant: str = 'uniform',  # 'uniform' (as torch) or 'exclude_true_and_pad' (as the Annotated Transformer)
+        # 'uniform' (as torch) or 'exclude_true_and_pad' (as the Annotated Transformer)
+        variant: str = 'uniform',
         reduction: str = 'mean',  # 'mean' over non-pad tokens, 'sum' or 'none'
     ):
         super().__init__()
         _check_options(smoothing, variant, reduction)
-        self.smoothing, self.pad_token_id, self.variant, self.reduction = smoothing, pad_token_id, variant, reduction
+        self.smoothing, self.pad_token_id, self.variant, self.reduction = (
+            smoothing,
+            pad_token_id,
+            variant,
+            reduction,
+        )
 
     def forward(self, logits: Tensor, targets: Tensor, return_nll: bool = False):
-        "Loss of `logits (..., V)` against `targets (...)`; with `return_nll`, also the unsmoothed NLL."
-        return label_smoothed_nll(logits, targets, self.smoothing, self.pad_token_id, self.variant, self.reduction, return_nll)
+        """Loss of `logits (..., V)` against `targets (...)`; with `return_nll`, also
+        the unsmoothed NLL."""
+        return label_smoothed_nll(
+            logits,
+            targets,
+            self.smoothing,
+            self.pad_token_id,
+            self.variant,
+            self.reduction,
+            return_nll,
+        )
 
     def extra_repr(self) -> str:
-        return f"smoothing={self.smoothing}, pad_token_id={self.pad_token_id}, variant='{self.variant}', reduction='{self.reduction}'"
+        return (
+            f"smoothing={self.smoothing}, pad_token_id={self.pad_token_id}, "
+            f"variant='{self.variant}', reduction='{self.reduction}'"
+        )
 
 # %% ../nbs/11_label_smoothing.ipynb #78133eb4
 def token_accuracy(
@@ -150,18 +229,25 @@ def token_accuracy(
     reduction: str = 'mean',  # 'mean': fraction correct; 'sum': number correct
 ) -> Tensor:  # 0-dim
     "Fraction (or number) of non-padding positions whose argmax equals the target."
-    if reduction not in ('mean', 'sum'): raise ValueError(f"reduction must be 'mean' or 'sum', got {reduction!r}")
+    if reduction not in ('mean', 'sum'):
+        raise ValueError(f"reduction must be 'mean' or 'sum', got {reduction!r}")
     check_loss_inputs(logits, targets, pad_token_id)
     keep = targets != pad_token_id  # (...)
     correct = ((logits.argmax(-1) == targets) & keep).sum()
     return correct if reduction == 'sum' else correct / keep.sum().clamp_min(1)
 
+
 def perplexity(
-    nll_sum: float | Tensor,  # summed plain (unsmoothed) NLL in nats, e.g. label_smoothed_nll(..., reduction='sum', return_nll=True)[1]
+    # summed plain (unsmoothed) NLL in nats, e.g. label_smoothed_nll(...,
+    # reduction='sum', return_nll=True)[1]
+    nll_sum: float | Tensor,
     n_tokens: int | Tensor,  # number of non-padding tokens it was summed over
 ) -> float:
     "exp(nll_sum / n_tokens): perplexity per token; inf if it overflows."
     nll_sum, n_tokens = float(nll_sum), float(n_tokens)
-    if not n_tokens > 0: raise ValueError(f"n_tokens must be positive, got {n_tokens}")
-    try: return math.exp(nll_sum / n_tokens)
-    except OverflowError: return math.inf
+    if not n_tokens > 0:
+        raise ValueError(f"n_tokens must be positive, got {n_tokens}")
+    try:
+        return math.exp(nll_sum / n_tokens)
+    except OverflowError:
+        return math.inf

@@ -13,50 +13,74 @@ from torch import Tensor
 def _marian_config(c):
     "A `MarianConfig` with the sizes and special ids of our config `c`, no dropout."
     from transformers import MarianConfig
+
     return MarianConfig(
-        vocab_size=c.tgt_vocab, d_model=c.d_model, encoder_layers=c.n_encoder_layers,
-        decoder_layers=c.n_decoder_layers, encoder_attention_heads=c.n_heads,
-        decoder_attention_heads=c.n_heads, encoder_ffn_dim=c.d_ff,
-        decoder_ffn_dim=c.d_ff, activation_function=c.activation,
-        max_position_embeddings=c.max_len, dropout=0.0, attention_dropout=0.0,
-        activation_dropout=0.0, scale_embedding=True, pad_token_id=c.pad_token_id,
-        eos_token_id=c.eos_token_id, bos_token_id=c.bos_token_id,
-        decoder_start_token_id=c.bos_token_id, forced_eos_token_id=None,
-        tie_word_embeddings=True)
+        vocab_size=c.tgt_vocab,
+        d_model=c.d_model,
+        encoder_layers=c.n_encoder_layers,
+        decoder_layers=c.n_decoder_layers,
+        encoder_attention_heads=c.n_heads,
+        decoder_attention_heads=c.n_heads,
+        encoder_ffn_dim=c.d_ff,
+        decoder_ffn_dim=c.d_ff,
+        activation_function=c.activation,
+        max_position_embeddings=c.max_len,
+        dropout=0.0,
+        attention_dropout=0.0,
+        activation_dropout=0.0,
+        scale_embedding=True,
+        pad_token_id=c.pad_token_id,
+        eos_token_id=c.eos_token_id,
+        bos_token_id=c.bos_token_id,
+        decoder_start_token_id=c.bos_token_id,
+        forced_eos_token_id=None,
+        tie_word_embeddings=True,
+    )
 
 # %% ../nbs/93_marian.ipynb #493ddf5a
 def _marian_weights(model, perm: Tensor) -> dict:
     "Our weights under Marian's names, residual-stream dimensions permuted by `perm`."
     D, sd = model.config.d_model, {}
     emb = model.encoder.embedding.weight[:, perm]
-    for name in ('model.shared', 'model.encoder.embed_tokens',
-                 'model.decoder.embed_tokens', 'lm_head'):
+    for name in (
+        'model.shared',
+        'model.encoder.embed_tokens',
+        'model.decoder.embed_tokens',
+        'lm_head',
+    ):
         sd[f'{name}.weight'] = emb
+
     def attn(p, mha):
         W, b = mha.in_proj.weight, mha.in_proj.bias
         for i, n in enumerate('qkv'):
-            sd[f'{p}.{n}_proj.weight'] = W[i * D:(i + 1) * D][:, perm]
-            sd[f'{p}.{n}_proj.bias'] = b[i * D:(i + 1) * D]
+            sd[f'{p}.{n}_proj.weight'] = W[i * D : (i + 1) * D][:, perm]
+            sd[f'{p}.{n}_proj.bias'] = b[i * D : (i + 1) * D]
         sd[f'{p}.out_proj.weight'] = mha.out_proj.weight[perm]
         sd[f'{p}.out_proj.bias'] = mha.out_proj.bias[perm]
-    def norm(p, ln): sd[f'{p}.weight'], sd[f'{p}.bias'] = ln.weight[perm], ln.bias[perm]
+
+    def norm(p, ln):
+        sd[f'{p}.weight'], sd[f'{p}.bias'] = ln.weight[perm], ln.bias[perm]
+
     def ffn(p, ff):
         sd[f'{p}.fc1.weight'] = ff.linear1.weight[:, perm]
         sd[f'{p}.fc1.bias'] = ff.linear1.bias
         sd[f'{p}.fc2.weight'] = ff.linear2.weight[perm]
         sd[f'{p}.fc2.bias'] = ff.linear2.bias[perm]
+
     for i, layer in enumerate(model.encoder.layers):
         p = f'model.encoder.layers.{i}'
         attn(f'{p}.self_attn', layer.self_attn)
         norm(f'{p}.self_attn_layer_norm', layer.sublayer1.norm)
-        ffn(p, layer.ff); norm(f'{p}.final_layer_norm', layer.sublayer2.norm)
+        ffn(p, layer.ff)
+        norm(f'{p}.final_layer_norm', layer.sublayer2.norm)
     for i, layer in enumerate(model.decoder.layers):
         p = f'model.decoder.layers.{i}'
         attn(f'{p}.self_attn', layer.self_attn)
         norm(f'{p}.self_attn_layer_norm', layer.sublayer1.norm)
         attn(f'{p}.encoder_attn', layer.cross_attn)
         norm(f'{p}.encoder_attn_layer_norm', layer.sublayer2.norm)
-        ffn(p, layer.ff); norm(f'{p}.final_layer_norm', layer.sublayer3.norm)
+        ffn(p, layer.ff)
+        norm(f'{p}.final_layer_norm', layer.sublayer3.norm)
     return sd
 
 # %% ../nbs/93_marian.ipynb #f3013e4e
@@ -65,19 +89,26 @@ def marian_copy(
 ):  # a `MarianMTModel` in eval mode
     "A Hugging Face `MarianMTModel` computing the same function as `model`."
     from transformers import MarianMTModel
+
     c = model.config
     if c.norm_first or c.tie_embeddings != 'three_way' or c.positional != 'sinusoidal':
-        raise ValueError("the Marian copy needs a post-norm model with sinusoidal "
-                         "positions and three-way tied embeddings")
+        raise ValueError(
+            "the Marian copy needs a post-norm model with sinusoidal "
+            "positions and three-way tied embeddings"
+        )
     hf = MarianMTModel(_marian_config(c)).eval()
     D = c.d_model
     # Our sinusoidal table interleaves sin/cos per frequency; Marian's puts sines first.
     # Permuting the residual-stream dimensions of every weight turns one into the other.
     perm = torch.cat([torch.arange(0, D, 2), torch.arange(1, D, 2)])
     missing, unexpected = hf.load_state_dict(_marian_weights(model, perm), strict=False)
-    left = set(missing) - {'final_logits_bias', 'model.encoder.embed_positions.weight',
-                           'model.decoder.embed_positions.weight'}
+    left = set(missing) - {
+        'final_logits_bias',
+        'model.encoder.embed_positions.weight',
+        'model.decoder.embed_positions.weight',
+    }
     if left or unexpected:
-        raise RuntimeError(f"weight copy incomplete: missing {sorted(left)}, "
-                           f"unexpected {unexpected}")
+        raise RuntimeError(
+            f"weight copy incomplete: missing {sorted(left)}, unexpected {unexpected}"
+        )
     return hf

@@ -23,15 +23,44 @@ from .decoder import Decoder, DecoderCache, shift_right
 _all_ = ['TransformerConfig', 'TIE_MODES']  # defined in chapter 6, exported here too
 
 PRESETS = {
-    'base': dict(d_model=512, n_heads=8, d_ff=2048, n_encoder_layers=6,
-                 n_decoder_layers=6, dropout=0.1),
-    'big': dict(d_model=1024, n_heads=16, d_ff=4096, n_encoder_layers=6,
-                n_decoder_layers=6, dropout=0.3),
-    'small': dict(src_vocab_size=8000, d_model=256, n_heads=4, d_ff=1024,
-                  n_encoder_layers=3, n_decoder_layers=3, dropout=0.1, max_len=512),
-    'tiny': dict(src_vocab_size=1000, d_model=64, n_heads=4, d_ff=256,
-                 n_encoder_layers=2, n_decoder_layers=2, dropout=0.1, max_len=256),
+    'base': dict(
+        d_model=512,
+        n_heads=8,
+        d_ff=2048,
+        n_encoder_layers=6,
+        n_decoder_layers=6,
+        dropout=0.1,
+    ),
+    'big': dict(
+        d_model=1024,
+        n_heads=16,
+        d_ff=4096,
+        n_encoder_layers=6,
+        n_decoder_layers=6,
+        dropout=0.3,
+    ),
+    'small': dict(
+        src_vocab_size=8000,
+        d_model=256,
+        n_heads=4,
+        d_ff=1024,
+        n_encoder_layers=3,
+        n_decoder_layers=3,
+        dropout=0.1,
+        max_len=512,
+    ),
+    'tiny': dict(
+        src_vocab_size=1000,
+        d_model=64,
+        n_heads=4,
+        d_ff=256,
+        n_encoder_layers=2,
+        n_decoder_layers=2,
+        dropout=0.1,
+        max_len=256,
+    ),
 }
+
 
 @patch(cls_method=True)
 def preset(cls: TransformerConfig, name: str, **overrides) -> TransformerConfig:
@@ -41,74 +70,110 @@ def preset(cls: TransformerConfig, name: str, **overrides) -> TransformerConfig:
     return cls(**{**PRESETS[name], **overrides})
 
 # %% ../nbs/08_model.ipynb #142799b2
-LEGACY_NAMES = {f'{t}_id': f'{t}_token_id'  # the names before 0.3
-                for t in ('pad', 'unk', 'bos', 'eos')}
+LEGACY_NAMES = {
+    f'{t}_id': f'{t}_token_id'  # the names before 0.3
+    for t in ('pad', 'unk', 'bos', 'eos')
+}
+
 
 @patch
-def to_dict(self: TransformerConfig) -> dict: return asdict(self)
+def to_dict(self: TransformerConfig) -> dict:
+    return asdict(self)
+
 
 @patch(cls_method=True)
 def from_dict(cls: TransformerConfig, d: dict) -> TransformerConfig:
     "The configuration `to_dict` wrote; unknown or wrongly typed fields are errors."
     if not isinstance(d, dict):
-        raise TypeError("a configuration is a JSON object of fields, "
-                        f"got {type(d).__name__}")
+        raise TypeError(
+            f"a configuration is a JSON object of fields, got {type(d).__name__}"
+        )
     d = {LEGACY_NAMES.get(k, k): v for k, v in d.items()}  # configs saved before 0.3
     unknown = set(d) - {f.name for f in fields(cls)}
-    if unknown: raise ValueError(f"unknown configuration fields {sorted(unknown)}")
+    if unknown:
+        raise ValueError(f"unknown configuration fields {sorted(unknown)}")
     return cls(**d)
 
 # %% ../nbs/08_model.ipynb #826dab09
 class Transformer(nn.Module):
-    "Encoder–decoder Transformer: `encode`, `decode`, `generator`; `forward` for training."
+    """Encoder–decoder Transformer: `encode`, `decode`, `generator`; `forward` for
+    training."""
+
     def __init__(self, config: TransformerConfig):
         super().__init__()
         c = self.config = check_config(config, 'Transformer')
         src_emb = Embeddings(c.src_vocab_size, c.d_model, c.pad_token_id)
-        tgt_emb = (src_emb if c.tie_embeddings == 'three_way'
-                   else Embeddings(c.tgt_vocab, c.d_model, c.pad_token_id))
+        tgt_emb = (
+            src_emb
+            if c.tie_embeddings == 'three_way'
+            else Embeddings(c.tgt_vocab, c.d_model, c.pad_token_id)
+        )
         self.encoder = Encoder(c, embedding=src_emb)
         self.decoder = Decoder(c, embedding=tgt_emb)
         self.generator = nn.Linear(c.d_model, c.tgt_vocab, bias=False)
         self._init_weights()
-        if c.tie_embeddings != 'none': self.generator.weight = tgt_emb.weight
+        if c.tie_embeddings != 'none':
+            self.generator.weight = tgt_emb.weight
 
     def _init_weights(self):
         for name, m in self.named_modules():
             if isinstance(m, nn.Linear):
                 nn.init.xavier_uniform_(m.weight)
-                if m.bias is not None: nn.init.zeros_(m.bias)
-            elif isinstance(m, nn.LayerNorm): nn.init.ones_(m.weight); nn.init.zeros_(m.bias)
+                if m.bias is not None:
+                    nn.init.zeros_(m.bias)
+            elif isinstance(m, nn.LayerNorm):
+                nn.init.ones_(m.weight)
+                nn.init.zeros_(m.bias)
 
-    def encode(self, src: Tensor, src_mask: Tensor | None = None, need_weights: bool = False):
-        "src (B, S) ids -> memory (B, S, d_model), src_mask (B, 1, 1, S) [, encoder self-attention weights per layer]."
+    def encode(
+        self, src: Tensor, src_mask: Tensor | None = None, need_weights: bool = False
+    ):
+        """src (B, S) ids -> memory (B, S, d_model), src_mask (B, 1, 1, S) [, encoder
+        self-attention weights per layer]."""
         check_token_ids(src, self.config.src_vocab_size, 'src')
         if src.size(1) > self.config.max_len:
-            raise ValueError(f"source length {src.size(1)} exceeds max_len={self.config.max_len}")
-        if src_mask is None: src_mask = padding_mask(src, self.config.pad_token_id)
+            raise ValueError(
+                f"source length {src.size(1)} exceeds max_len={self.config.max_len}"
+            )
+        if src_mask is None:
+            src_mask = padding_mask(src, self.config.pad_token_id)
         memory, weights = self.encoder(src, src_mask, need_weights)
         return (memory, src_mask, weights) if need_weights else (memory, src_mask)
 
-    def decode(self, tgt_in: Tensor, memory: Tensor, src_mask: Tensor | None, cache: DecoderCache | None = None,
-               need_weights: bool = False):
-        "tgt_in (B, T) ids -> decoder states (B, T, d_model) [, self- and cross-attention weights per layer]."
-        h, self_ws, cross_ws = self.decoder(tgt_in, memory, src_mask, cache, need_weights)
+    def decode(
+        self,
+        tgt_in: Tensor,
+        memory: Tensor,
+        src_mask: Tensor | None,
+        cache: DecoderCache | None = None,
+        need_weights: bool = False,
+    ):
+        """tgt_in (B, T) ids -> decoder states (B, T, d_model) [, self- and
+        cross-attention weights per layer]."""
+        h, self_ws, cross_ws = self.decoder(
+            tgt_in, memory, src_mask, cache, need_weights
+        )
         return (h, self_ws, cross_ws) if need_weights else h
 
     def init_cache(self, capacity: int = 0, group: int = 1) -> DecoderCache:
-        "An empty decoding cache (`capacity` target positions reserved, `group` beams per sentence)."
+        """An empty decoding cache (`capacity` target positions reserved, `group` beams
+        per sentence)."""
         return self.decoder.init_cache(capacity, group)
 
     def forward(self, src: Tensor, tgt_in: Tensor) -> Tensor:
-        "Teacher-forced logits: src (B, S), tgt_in (B, T) = shift_right(labels) -> (B, T, V)."
+        """Teacher-forced logits: src (B, S), tgt_in (B, T) = shift_right(labels) -> (B,
+        T, V)."""
         check_token_ids(tgt_in, self.config.tgt_vocab, 'tgt_in')
         if tgt_in.size(1) > self.config.max_len:
-            raise ValueError(f"target length {tgt_in.size(1)} exceeds max_len={self.config.max_len}")
+            raise ValueError(
+                f"target length {tgt_in.size(1)} exceeds max_len={self.config.max_len}"
+            )
         memory, src_mask = self.encode(src)
         return self.generator(self.decode(tgt_in, memory, src_mask))
 
     def attention_maps(self, src: Tensor, tgt_in: Tensor) -> dict:
-        "All attention weights for one forward pass: lists (per layer) of (B, h, L_q, L_k) tensors."
+        """All attention weights for one forward pass: lists (per layer) of (B, h, L_q,
+        L_k) tensors."""
         memory, src_mask, enc_ws = self.encode(src, need_weights=True)
         _, self_ws, cross_ws = self.decode(tgt_in, memory, src_mask, need_weights=True)
         return {'encoder': enc_ws, 'decoder_self': self_ws, 'cross': cross_ws}
@@ -121,41 +186,60 @@ class Transformer(nn.Module):
 SHIPPED_PREFIX = 'share/transformer_nb'  # where the wheel installs data/ and models/
 PRETRAINED = {'book': 'models/book_small'}  # shipped models by name
 
+
 def shipped_path(
     rel: str,  # a path relative to the repository root, e.g. 'data/x.tsv.gz'
 ) -> Path:
     "A file or folder the package ships: in the checkout, else where the wheel put it."
     import transformer_nb
+
     tried = [Path(transformer_nb.__file__).resolve().parent.parent / rel]
-    if tried[0].exists(): return tried[0]
+    if tried[0].exists():
+        return tried[0]
     from importlib.metadata import distribution, PackageNotFoundError
-    try: files = distribution('transformer-nb').files or []
-    except PackageNotFoundError: files = []
+
+    try:
+        files = distribution('transformer-nb').files or []
+    except PackageNotFoundError:
+        files = []
     want = f'{SHIPPED_PREFIX}/{rel}'
     for f in files:  # a file of a shipped folder names the folder too
         p = f.as_posix()
-        if not (p.endswith(want) or f'{want}/' in p): continue
+        if not (p.endswith(want) or f'{want}/' in p):
+            continue
         inner = p.split(f'{want}/', 1)[1] if f'{want}/' in p else ''
-        found = Path(f.locate()).resolve().parents[inner.count('/')] if inner else Path(f.locate())
-        if found.exists(): return found.resolve()
+        found = (
+            Path(f.locate()).resolve().parents[inner.count('/')]
+            if inner
+            else Path(f.locate())
+        )
+        if found.exists():
+            return found.resolve()
         tried.append(found)
     raise FileNotFoundError(f"{rel} not found; looked in: {', '.join(map(str, tried))}")
+
 
 def pretrained_path(
     name: str = 'book',  # a shipped model's name, one of PRETRAINED
 ) -> Path:
     "The directory of a model that ships with the package."
     if name not in PRETRAINED:
-        raise ValueError(f"no shipped model named {name!r}; the package ships {sorted(PRETRAINED)}")
-    try: return shipped_path(PRETRAINED[name])
+        raise ValueError(
+            f"no shipped model named {name!r}; the package ships {sorted(PRETRAINED)}"
+        )
+    try:
+        return shipped_path(PRETRAINED[name])
     except FileNotFoundError as e:
         raise FileNotFoundError(
             f"the shipped model {name!r} is not installed here ({e}): reinstall the "
             "package with pip, or pass a model directory written by save_pretrained "
-            "(transformer-nb train --export DIR)") from None
+            "(transformer-nb train --export DIR)"
+        ) from None
+
 
 def resolve_model_dir(path) -> Path:
-    "A saved model's directory: `path` itself, or a shipped model's when `path` is its name."
+    """A saved model's directory: `path` itself, or a shipped model's when `path` is its
+    name."""
     if isinstance(path, str) and path in PRETRAINED and not Path(path).exists():
         return pretrained_path(path)
     return Path(path)
@@ -164,111 +248,175 @@ def resolve_model_dir(path) -> Path:
 class ModelFileError(ValueError):
     "A saved file that cannot be used; the message names the file, problem and fix."
 
+
 def read_weights(path, map_location='cpu', what: str = 'weights'):
     "A state_dict from a `.safetensors` file, else `torch.load(weights_only=True)`."
     path = Path(path)
-    if not path.is_file(): raise FileNotFoundError(f"{path}: no such {what} file")
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such {what} file")
     if path.stat().st_size == 0:
         raise ModelFileError(f"{path} is empty: save the {what} again")
-    if path.suffix == '.safetensors': return _read_safetensors(path, map_location, what)
-    try: return torch.load(path, map_location=map_location, weights_only=True)
+    if path.suffix == '.safetensors':
+        return _read_safetensors(path, map_location, what)
+    try:
+        return torch.load(path, map_location=map_location, weights_only=True)
     except Exception as e:  # the unpickler fails in many ways on a foreign file
         if 'GLOBAL' in str(e):  # weights_only met a Python object it will not build
-            raise ModelFileError(f"{path} holds Python objects, not just tensors: "
-                                 "torch.load(weights_only=True) refuses to run them; "
-                                 "save the state_dict alone") from None
-        raise ModelFileError(f"{path} is not a readable PyTorch file (truncated or "
-                             f"corrupt?): save the {what} again") from None
+            raise ModelFileError(
+                f"{path} holds Python objects, not just tensors: "
+                "torch.load(weights_only=True) refuses to run them; "
+                "save the state_dict alone"
+            ) from None
+        raise ModelFileError(
+            f"{path} is not a readable PyTorch file (truncated or "
+            f"corrupt?): save the {what} again"
+        ) from None
+
 
 def _read_safetensors(path: Path, map_location, what: str) -> dict:
     "The tensors of a safetensors file, with the tied names `save_pretrained` left out."
     from safetensors import safe_open
+
     device = str(torch.device(map_location))  # 'cpu', 'cuda:0', ...
     try:
         with safe_open(path, framework='pt', device=device) as f:
             state = {k: f.get_tensor(k) for k in f.keys()}
             tied = json.loads((f.metadata() or {}).get('tied', '{}'))
     except Exception:  # a bad header, a short file, another format
-        raise ModelFileError(f"{path} is not a readable safetensors file (truncated "
-                             f"or corrupt?): save the {what} again") from None
+        raise ModelFileError(
+            f"{path} is not a readable safetensors file (truncated "
+            f"or corrupt?): save the {what} again"
+        ) from None
     if not isinstance(tied, dict) or not all(v in state for v in tied.values()):
-        raise ModelFileError(f"{path}: its \"tied\" metadata names tensors it does "
-                             f"not hold: save the {what} again")
+        raise ModelFileError(
+            f"{path}: its \"tied\" metadata names tensors it does "
+            f"not hold: save the {what} again"
+        )
     return {**state, **{alias: state[name] for alias, name in tied.items()}}
+
 
 def check_state_dict(state, model: nn.Module, path):
     "Fail, naming the file, unless `state` holds exactly `model`'s tensors and shapes."
-    if not isinstance(state, dict) or any(not isinstance(v, Tensor)
-                                          for v in state.values()):
-        raise ModelFileError(f"{path} holds a {type(state).__name__}, "
-                             "not a dict of tensors (a state_dict)")
+    if not isinstance(state, dict) or any(
+        not isinstance(v, Tensor) for v in state.values()
+    ):
+        raise ModelFileError(
+            f"{path} holds a {type(state).__name__}, "
+            "not a dict of tensors (a state_dict)"
+        )
     want = model.state_dict()
     missing, extra = sorted(set(want) - set(state)), sorted(set(state) - set(want))
-    shapes = [f"{k} {tuple(state[k].shape)} != {tuple(v.shape)}"
-              for k, v in want.items() if k in state and state[k].shape != v.shape]
+    shapes = [
+        f"{k} {tuple(state[k].shape)} != {tuple(v.shape)}"
+        for k, v in want.items()
+        if k in state and state[k].shape != v.shape
+    ]
     if missing or extra or shapes:
-        parts = [f"{n} {', '.join(x[:3])}{' ...' if len(x) > 3 else ''}" for n, x in
-                 (('missing', missing), ('unexpected', extra), ('shapes', shapes)) if x]
+        parts = [
+            f"{n} {', '.join(x[:3])}{' ...' if len(x) > 3 else ''}"
+            for n, x in (
+                ('missing', missing),
+                ('unexpected', extra),
+                ('shapes', shapes),
+            )
+            if x
+        ]
         raise ModelFileError(f"{path} does not fit its config.json: {'; '.join(parts)}")
 
 # %% ../nbs/08_model.ipynb #dab844c1
 def read_config(path) -> TransformerConfig:
     "The model configuration in a `config.json` that `save_pretrained` wrote."
     path = Path(path)
-    try: meta = json.loads(path.read_text(encoding='utf-8'))
+    try:
+        meta = json.loads(path.read_text(encoding='utf-8'))
     except UnicodeDecodeError:
         raise ModelFileError(f"{path} is not a text file") from None
     except json.JSONDecodeError as e:
-        raise ModelFileError(f"{path} is not valid JSON "
-                             f"(line {e.lineno}: {e.msg})") from None
+        raise ModelFileError(
+            f"{path} is not valid JSON (line {e.lineno}: {e.msg})"
+        ) from None
     if not isinstance(meta, dict) or meta.get('format') != 'transformer_nb':
-        raise ModelFileError(f"{path} is not a transformer_nb config (no \"format\": "
-                             "\"transformer_nb\"): save the model with save_pretrained")
+        raise ModelFileError(
+            f"{path} is not a transformer_nb config (no \"format\": "
+            "\"transformer_nb\"): save the model with save_pretrained"
+        )
     if not isinstance(meta.get('config'), dict):
-        raise ModelFileError(f"{path}: \"config\" must be an object of "
-                             "TransformerConfig fields, "
-                             f"got {json.dumps(meta.get('config'))}")
-    try: return TransformerConfig.from_dict(meta['config'])
-    except (TypeError, ValueError) as e: raise ModelFileError(f"{path}: {e}") from None
+        raise ModelFileError(
+            f"{path}: \"config\" must be an object of "
+            "TransformerConfig fields, "
+            f"got {json.dumps(meta.get('config'))}"
+        )
+    try:
+        return TransformerConfig.from_dict(meta['config'])
+    except (TypeError, ValueError) as e:
+        raise ModelFileError(f"{path}: {e}") from None
 
 # %% ../nbs/08_model.ipynb #2478f786
-CONFIG_NAME, WEIGHTS_NAME, TOKENIZER_NAME = 'config.json', 'model.safetensors', 'tokenizer.model'
+CONFIG_NAME, WEIGHTS_NAME, TOKENIZER_NAME = (
+    'config.json',
+    'model.safetensors',
+    'tokenizer.model',
+)
 LEGACY_WEIGHTS_NAME = 'model.pt'  # what save_pretrained wrote before; still read
+
 
 def _untie(state: dict) -> tuple[dict, dict]:
     "One entry per shared tensor (safetensors refuses aliases), and alias -> kept name."
     kept, tied, seen = {}, {}, {}
     for k, v in state.items():
         key = (v.untyped_storage().data_ptr(), v.storage_offset(), v.shape, v.stride())
-        if key in seen: tied[k] = seen[key]
-        else: seen[key], kept[k] = k, v.contiguous()
+        if key in seen:
+            tied[k] = seen[key]
+        else:
+            seen[key], kept[k] = k, v.contiguous()
     return kept, tied
 
-def save_pretrained(model: Transformer, path, tokenizer_file=None, dtype: torch.dtype | None = None) -> Path:
+
+def save_pretrained(
+    model: Transformer, path, tokenizer_file=None, dtype: torch.dtype | None = None
+) -> Path:
     """Write `config.json`, `model.safetensors` (weights, optionally cast to `dtype`)
     and the tokenizer file into directory `path`."""
     from safetensors.torch import save_file
-    path = Path(path); path.mkdir(parents=True, exist_ok=True)
+
+    path = Path(path)
+    path.mkdir(parents=True, exist_ok=True)
     state, tied = _untie(model.state_dict())  # a tied matrix is stored once
-    state = {k: (v.to(dtype) if dtype is not None and v.is_floating_point() else v).detach().cpu()
-             for k, v in state.items()}
-    meta = {'format': 'transformer_nb', 'version': 1, 'config': model.config.to_dict(),
-            'tokenizer': TOKENIZER_NAME if tokenizer_file else None}
+    state = {
+        k: (v.to(dtype) if dtype is not None and v.is_floating_point() else v)
+        .detach()
+        .cpu()
+        for k, v in state.items()
+    }
+    meta = {
+        'format': 'transformer_nb',
+        'version': 1,
+        'config': model.config.to_dict(),
+        'tokenizer': TOKENIZER_NAME if tokenizer_file else None,
+    }
     tmp = path / (WEIGHTS_NAME + '.tmp')
     try:  # all or nothing
         save_file(state, tmp, metadata={'format': 'pt', 'tied': json.dumps(tied)})
         os.replace(tmp, path / WEIGHTS_NAME)
-    finally: tmp.unlink(missing_ok=True)  # no debris, even after Ctrl-C
-    (path / LEGACY_WEIGHTS_NAME).unlink(missing_ok=True)  # no stale weights beside the new
-    if tokenizer_file: shutil.copyfile(tokenizer_file, path / TOKENIZER_NAME)
+    finally:
+        tmp.unlink(missing_ok=True)  # no debris, even after Ctrl-C
+    # no stale weights beside the new
+    (path / LEGACY_WEIGHTS_NAME).unlink(missing_ok=True)
+    if tokenizer_file:
+        shutil.copyfile(tokenizer_file, path / TOKENIZER_NAME)
     (path / CONFIG_NAME).write_text(json.dumps(meta, indent=2))
     return path
+
 
 def weights_file(path) -> Path:
     "The weights of a saved model: `model.safetensors`, else the older `model.pt`."
     path = Path(path)
-    return path / (WEIGHTS_NAME if (path / WEIGHTS_NAME).exists() or
-                   not (path / LEGACY_WEIGHTS_NAME).exists() else LEGACY_WEIGHTS_NAME)
+    return path / (
+        WEIGHTS_NAME
+        if (path / WEIGHTS_NAME).exists() or not (path / LEGACY_WEIGHTS_NAME).exists()
+        else LEGACY_WEIGHTS_NAME
+    )
+
 
 def check_model_dir(
     path,  # a directory, or the name of a shipped model ('book')
@@ -281,24 +429,34 @@ def check_model_dir(
     for name in files:
         weights = name in (WEIGHTS_NAME, LEGACY_WEIGHTS_NAME)  # either format will do
         if not (weights_file(path) if weights else path / name).exists():
-            hint = (f"it is a training run; export its model with transformer-nb train "
-                    f"--resume --out-dir {path} --export DIR"
-                    if (path / 'checkpoint.pt').exists()
-                    else "not a model saved with save_pretrained")
+            hint = (
+                f"it is a training run; export its model with transformer-nb train "
+                f"--resume --out-dir {path} --export DIR"
+                if (path / 'checkpoint.pt').exists()
+                else "not a model saved with save_pretrained"
+            )
             there = f"{WEIGHTS_NAME} or {LEGACY_WEIGHTS_NAME}" if weights else name
-            raise FileNotFoundError(f"{path / name} not found: {hint} "
-                                    f"(no {there} there)")
+            raise FileNotFoundError(
+                f"{path / name} not found: {hint} (no {there} there)"
+            )
     return path
 
-def load_pretrained(path, map_location='cpu', dtype: torch.dtype = torch.float32) -> Transformer:
-    "Rebuild a `Transformer` from what `save_pretrained` wrote (an older `model.pt`: weights_only=True)."
+
+def load_pretrained(
+    path, map_location='cpu', dtype: torch.dtype = torch.float32
+) -> Transformer:
+    """Rebuild a `Transformer` from what `save_pretrained` wrote (an older `model.pt`:
+    weights_only=True)."""
     path = check_model_dir(path)  # a directory, or the name of a shipped model ('book')
     model = Transformer(read_config(path / CONFIG_NAME))
     weights = weights_file(path)
     state = read_weights(weights, map_location)
     check_state_dict(state, model, weights)
-    model.load_state_dict({k: v.to(dtype) if v.is_floating_point() else v for k, v in state.items()})
+    model.load_state_dict(
+        {k: v.to(dtype) if v.is_floating_point() else v for k, v in state.items()}
+    )
     return model.to(dtype).eval()
+
 
 patch_to(Transformer)(save_pretrained)  # model.save_pretrained(path)
 patch_to(Transformer, static_method=True, nm='from_pretrained')(load_pretrained)

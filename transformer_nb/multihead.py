@@ -11,47 +11,80 @@ import torch
 import torch.nn.functional as F
 from fastcore.basics import patch
 from torch import nn, Tensor
-from .attention import _live_rows, causal_mask, explicit_attention, fast_attention
+from transformer_nb.attention import (
+    _live_rows,
+    causal_mask,
+    explicit_attention,
+    fast_attention,
+)
 
 # %% ../nbs/02_multihead.ipynb #ffbd9194
 class KVCache:
-    "Keys and values of one attention layer while decoding, `(B, h, L, d_k)` views of one buffer."
+    """Keys and values of one attention layer while decoding, `(B, h, L, d_k)` views of
+    one buffer."""
+
     def __init__(
         self,
-        capacity: int = 0,  # positions to reserve at the first append (0: start small, double)
-        cross: bool = False,  # True: the keys/values of a fixed memory, set once by `update`
-        group: int = 1,  # cross only: consecutive query rows sharing one cached row (beams)
+        # positions to reserve at the first append (0: start small, double)
+        capacity: int = 0,
+        # True: the keys/values of a fixed memory, set once by `update`
+        cross: bool = False,
+        # cross only: consecutive query rows sharing one cached row (beams)
+        group: int = 1,
     ):
         if not isinstance(capacity, int) or capacity < 0:
             raise ValueError(f"capacity must be a non-negative int, got {capacity!r}")
         if not isinstance(group, int) or group < 1 or (group > 1 and not cross):
-            raise ValueError(f"group must be a positive int, and 1 unless cross=True; got {group!r}")
+            raise ValueError(
+                f"group must be a positive int, and 1 unless cross=True; got {group!r}"
+            )
         self.capacity, self.cross, self.group = capacity, cross, group
         self.buf, self._len = None, 0  # buf (2, B, h, room, d_k): keys, then values
-        self.mask = self.fast_mask = self.live = None  # cross: the memory's key mask, prepared once
+        # cross: the memory's key mask, prepared once
+        self.mask = self.fast_mask = self.live = None
 
     @property
-    def k(self) -> Tensor | None: return None if self.buf is None else self.buf[0, :, :, :self._len]
+    def k(self) -> Tensor | None:
+        return None if self.buf is None else self.buf[0, :, :, : self._len]
+
     @property
-    def v(self) -> Tensor | None: return None if self.buf is None else self.buf[1, :, :, :self._len]
+    def v(self) -> Tensor | None:
+        return None if self.buf is None else self.buf[1, :, :, : self._len]
+
     @property
-    def is_set(self) -> bool: return self.buf is not None  # cross: `update` has run
+    def is_set(self) -> bool:
+        return self.buf is not None  # cross: `update` has run
+
     @property
-    def rows(self) -> int: return 0 if self.buf is None else self.buf.size(1)  # cached batch rows
-    def __len__(self) -> int: return self._len
+    # cached batch rows
+    def rows(self) -> int:
+        return 0 if self.buf is None else self.buf.size(1)
+
+    def __len__(self) -> int:
+        return self._len
+
     def __repr__(self):
         kind = f"cross, group={self.group}" if self.cross else "self"
         return f"KVCache({kind}, len={self._len}, rows={self.rows})"
 
 # %% ../nbs/02_multihead.ipynb #63a8a99e
 def _check_kv(k: Tensor, v: Tensor, cached: Tensor | None = None):
-    "Raise unless `k`, `v` are (B, h, L, d_k) alike and match the (2, B, h, room, d_k) `cached`."
+    """Raise unless `k`, `v` are (B, h, L, d_k) alike and match the (2, B, h, room, d_k)
+    `cached`."""
     if k.dim() != 4 or k.shape != v.shape:
-        raise ValueError(f"KVCache needs k and v of one shape (B, h, L, d_k), "
-                         f"got {tuple(k.shape)} and {tuple(v.shape)}")
-    if cached is not None and k.shape[:2] + k.shape[3:] != cached.shape[1:3] + cached.shape[4:]:
-        raise ValueError(f"KVCache: new keys {tuple(k.shape)} do not match the cached "
-                         f"(B={cached.size(1)}, h={cached.size(2)}, L, d_k={cached.size(4)})")
+        raise ValueError(
+            f"KVCache needs k and v of one shape (B, h, L, d_k), "
+            f"got {tuple(k.shape)} and {tuple(v.shape)}"
+        )
+    if (
+        cached is not None
+        and k.shape[:2] + k.shape[3:] != cached.shape[1:3] + cached.shape[4:]
+    ):
+        raise ValueError(
+            f"KVCache: new keys {tuple(k.shape)} do not match the cached "
+            f"(B={cached.size(1)}, h={cached.size(2)}, L, d_k={cached.size(4)})"
+        )
+
 
 @patch
 def append(
@@ -59,36 +92,54 @@ def append(
     k: Tensor,  # (B, h, L_new, d_k) keys of the new positions
     v: Tensor,  # (B, h, L_new, d_k) their values
 ) -> tuple[Tensor, Tensor]:  # all keys and values, (B, h, L_cached + L_new, d_k)
-    "Self-attention: write the new positions after the cached ones; return everything cached."
-    if self.cross: raise ValueError("a cross-attention cache is set once by update, not appended")
+    """Self-attention: write the new positions after the cached ones; return everything
+    cached."""
+    if self.cross:
+        raise ValueError("a cross-attention cache is set once by update, not appended")
     _check_kv(k, v, self.buf if self._len else None)
     L, n = self._len, k.size(2)
-    if torch.is_grad_enabled() and (k.requires_grad or v.requires_grad):  # keep the graph intact:
-        new = torch.stack([k, v])  # (2, B, h, L_new, d_k)           concatenate, never overwrite
+    # keep the graph intact:
+    if torch.is_grad_enabled() and (k.requires_grad or v.requires_grad):
+        # (2, B, h, L_new, d_k)           concatenate, never overwrite
+        new = torch.stack([k, v])
         self.buf = new if L == 0 else torch.cat([self.buf[:, :, :, :L], new], dim=3)
     else:
         room = 0 if self.buf is None or L == 0 else self.buf.size(3)
-        if L + n > room or self.buf.requires_grad:  # no buffer yet, or full: one twice as long
+        # no buffer yet, or full: one twice as long
+        if L + n > room or self.buf.requires_grad:
             old = self.buf
-            self.buf = k.new_empty(2, k.size(0), k.size(1), max(self.capacity, 2 * room, L + n),
-                                   k.size(3))  # (2, B, h, room, d_k)
-            if L: self.buf[:, :, :, :L] = old[:, :, :, :L]
-        self.buf[0, :, :, L:L + n], self.buf[1, :, :, L:L + n] = k, v  # only the new positions
+            self.buf = k.new_empty(
+                2, k.size(0), k.size(1), max(self.capacity, 2 * room, L + n), k.size(3)
+            )  # (2, B, h, room, d_k)
+            if L:
+                self.buf[:, :, :, :L] = old[:, :, :, :L]
+        # only the new positions
+        self.buf[0, :, :, L : L + n], self.buf[1, :, :, L : L + n] = k, v
     self._len = L + n
     return self.k, self.v
 
 # %% ../nbs/02_multihead.ipynb #e0e610d0
 def fixed_key_mask(
-    mask: Tensor | None,  # (B, 1, 1, S) key mask of a memory: bool (True = may attend) or additive
+    # (B, 1, 1, S) key mask of a memory: bool (True = may attend) or additive
+    mask: Tensor | None,
     dtype: torch.dtype = torch.float32,  # the scores' dtype
-) -> tuple[Tensor | None, Tensor | None]:  # additive mask, (B, 1, 1, 1) bool rows to keep
-    "A memory's key mask prepared once for many steps, as `fast_attention` does at every call."
-    if mask is None or (mask.dtype == torch.bool and bool(mask.all())): return None, None
+    # additive mask, (B, 1, 1, 1) bool rows to keep
+) -> tuple[Tensor | None, Tensor | None]:
+    """A memory's key mask prepared once for many steps, as `fast_attention` does at
+    every call."""
+    if mask is None or (mask.dtype == torch.bool and bool(mask.all())):
+        return None, None
     live = _live_rows(mask)  # (B, 1, 1, 1): the memory has at least one key to look at
-    if mask.dtype == torch.bool:  # additive: the kernel would convert a bool mask at every call
-        mask = torch.zeros(mask.shape, dtype=dtype, device=mask.device).masked_fill(~mask, -math.inf)
-    if bool(live.all()): return mask.to(dtype), None
-    return mask.masked_fill(~live, 0.0).to(dtype), live  # attend as if unmasked, then zero
+    # additive: the kernel would convert a bool mask at every call
+    if mask.dtype == torch.bool:
+        mask = torch.zeros(mask.shape, dtype=dtype, device=mask.device).masked_fill(
+            ~mask, -math.inf
+        )
+    if bool(live.all()):
+        return mask.to(dtype), None
+    # attend as if unmasked, then zero
+    return mask.masked_fill(~live, 0.0).to(dtype), live
+
 
 @patch
 def update(
@@ -97,56 +148,85 @@ def update(
     v: Tensor,  # (B, h, S, d_k) its values
     mask: Tensor | None = None,  # (B, 1, 1, S) bool, True = real memory position
 ):
-    "Cross-attention: store the memory's keys, values and mask once, for every later step."
-    if not self.cross: raise ValueError("update is for a cross-attention cache (cross=True)")
+    """Cross-attention: store the memory's keys, values and mask once, for every later
+    step."""
+    if not self.cross:
+        raise ValueError("update is for a cross-attention cache (cross=True)")
     _check_kv(k, v)
     self.buf, self._len = torch.stack([k, v]), k.size(2)  # (2, B, h, S, d_k)
     self.mask = mask
     self.fast_mask, self.live = fixed_key_mask(mask, k.dtype)
 
+
 @patch
-def reorder(self: KVCache, index: Tensor):  # (B',) long: query row i takes old row index[i]
+# (B',) long: query row i takes old row index[i]
+def reorder(self: KVCache, index: Tensor):
     "Keep, repeat or drop batch rows (beam search, finished sentences)."
-    if self.buf is None: return
+    if self.buf is None:
+        return
     if self.cross:
-        if self.group > 1:  # beams never leave their sentence: only dropped sentences move
-            if index.numel() == self.rows * self.group: return
-            index = index[::self.group] // self.group  # (n',) the sentences kept
+        # beams never leave their sentence: only dropped sentences move
+        if self.group > 1:
+            if index.numel() == self.rows * self.group:
+                return
+            index = index[:: self.group] // self.group  # (n',) the sentences kept
         self.buf = self.buf.index_select(1, index)
         self.mask, self.fast_mask, self.live = (
             None if m is None else m.index_select(0, index)
-            for m in (self.mask, self.fast_mask, self.live))
+            for m in (self.mask, self.fast_mask, self.live)
+        )
         return
-    filled = self.buf[:, :, :, :self._len]  # (2, B, h, L, d_k)
-    if index.numel() == self.rows and not self.buf.requires_grad:  # in place, moved rows only
-        moved = (index != torch.arange(index.numel(), device=index.device)).nonzero()[:, 0]
-        if moved.numel(): filled.index_copy_(1, moved, filled.index_select(1, index[moved]))
-    elif self.buf.requires_grad: self.buf = filled.index_select(1, index)
+    filled = self.buf[:, :, :, : self._len]  # (2, B, h, L, d_k)
+    # in place, moved rows only
+    if index.numel() == self.rows and not self.buf.requires_grad:
+        moved = (index != torch.arange(index.numel(), device=index.device)).nonzero()[
+            :, 0
+        ]
+        if moved.numel():
+            filled.index_copy_(1, moved, filled.index_select(1, index[moved]))
+    elif self.buf.requires_grad:
+        self.buf = filled.index_select(1, index)
     else:
         new = self.buf.new_empty(2, index.numel(), *self.buf.shape[2:])
-        new[:, :, :, :self._len] = filled.index_select(1, index)
+        new[:, :, :, : self._len] = filled.index_select(1, index)
         self.buf = new
 
 # %% ../nbs/02_multihead.ipynb #77d0f243
-def _bad(msg: str): raise ValueError(msg)
+def _bad(msg: str):
+    raise ValueError(msg)
+
 
 def _few_queries(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None = None) -> Tensor:
     "softmax(q kᵀ/√d_k + mask) v as three plain products: for a decoding step on a CPU."
     s = (q @ k.transpose(-2, -1)).mul_(q.size(-1) ** -0.5)  # (B, h, L_q, L_k)
-    if mask is not None: s += mask  # additive, with a key for every row (see fixed_key_mask)
+    # additive, with a key for every row (see fixed_key_mask)
+    if mask is not None:
+        s += mask
     return s.softmax(dim=-1) @ v
 
+
 def _check_mask(mask: Tensor, scores: tuple):
-    "Raise unless `mask` is bool/float and broadcasts to the score shape `scores` = (B, h, L_q, L_k)."
+    """Raise unless `mask` is bool/float and broadcasts to the score shape `scores` =
+    (B, h, L_q, L_k)."""
     if mask.dtype != torch.bool and not mask.is_floating_point():
-        raise TypeError(f"mask must be bool (True = may attend) or floating point (added to the scores), got {mask.dtype}")
+        raise TypeError(
+            "mask must be bool (True = may attend) or floating point (added to the "
+            f"scores), got {mask.dtype}"
+        )
     ms = mask.shape
-    if len(ms) > 4 or any(m != 1 and m != s for m, s in zip(reversed(ms), reversed(scores))):
-        raise ValueError(f"mask of shape {tuple(ms)} does not broadcast to the scores (B, h, L_q, L_k) = {scores}")
+    if len(ms) > 4 or any(
+        m != 1 and m != s for m, s in zip(reversed(ms), reversed(scores))
+    ):
+        raise ValueError(
+            f"mask of shape {tuple(ms)} does not broadcast to the scores (B, h, L_q, "
+            f"L_k) = {scores}"
+        )
 
 # %% ../nbs/02_multihead.ipynb #1d66bad8
 class MultiHeadAttention(nn.Module):
-    "Multi-head attention Concat(head_1..head_h) Wᴼ for self-, cross- and causal attention."
+    """Multi-head attention Concat(head_1..head_h) Wᴼ for self-, cross- and causal
+    attention."""
+
     def __init__(
         self,
         d_model: int,  # model width, split evenly over the heads
@@ -156,19 +236,26 @@ class MultiHeadAttention(nn.Module):
     ):
         super().__init__()
         if n_heads < 1 or d_model % n_heads:
-            raise ValueError(f"d_model must be divisible by n_heads, "
-                             f"got d_model={d_model}, n_heads={n_heads}")
-        if not 0.0 <= dropout < 1.0: raise ValueError(f"dropout must be in [0, 1), got {dropout}")
+            raise ValueError(
+                f"d_model must be divisible by n_heads, "
+                f"got d_model={d_model}, n_heads={n_heads}"
+            )
+        if not 0.0 <= dropout < 1.0:
+            raise ValueError(f"dropout must be in [0, 1), got {dropout}")
         self.d_model, self.n_heads, self.d_k = d_model, n_heads, d_model // n_heads
         self.dropout = dropout
-        self.in_proj = nn.Linear(d_model, 3 * d_model, bias=bias)  # weight rows: [W_q; W_k; W_v]
+        # weight rows: [W_q; W_k; W_v]
+        self.in_proj = nn.Linear(d_model, 3 * d_model, bias=bias)
         self.out_proj = nn.Linear(d_model, d_model, bias=bias)  # W_o
         self.split_proj = None  # {'q': W_q, 'kv': [W_k; W_v]} as modules (int8 models)
         nn.init.xavier_uniform_(self.in_proj.weight)
-        if bias: nn.init.zeros_(self.in_proj.bias); nn.init.zeros_(self.out_proj.bias)
+        if bias:
+            nn.init.zeros_(self.in_proj.bias)
+            nn.init.zeros_(self.out_proj.bias)
 
     def split_heads(self, x: Tensor) -> Tensor:  # (B, L, d_model) -> (B, h, L, d_k)
-        "Split the last axis into heads, head axis before the length axis (a view, no copy)."
+        """Split the last axis into heads, head axis before the length axis (a view, no
+        copy)."""
         return x.unflatten(-1, (self.n_heads, self.d_k)).transpose(-3, -2)
 
     def merge_heads(self, x: Tensor) -> Tensor:  # (B, h, L, d_k) -> (B, L, d_model)
@@ -177,7 +264,8 @@ class MultiHeadAttention(nn.Module):
 
     def _proj(self, x: Tensor, part: str) -> Tensor:  # part 'q' or 'kv'
         "x times W_q, or times [W_k; W_v]: a block of rows of `in_proj`."
-        if self.split_proj is not None: return self.split_proj[part](x)
+        if self.split_proj is not None:
+            return self.split_proj[part](x)
         rows = slice(0, self.d_model) if part == 'q' else slice(self.d_model, None)
         b = self.in_proj.bias
         return F.linear(x, self.in_proj.weight[rows], None if b is None else b[rows])
@@ -185,41 +273,60 @@ class MultiHeadAttention(nn.Module):
     def _check_seq(self, name: str, x: Tensor):
         "Raise unless `x` is (B, L, d_model)."
         if x.dim() != 3 or x.size(-1) != self.d_model:
-            _bad(f"{name} must have shape (B, L, d_model={self.d_model}), got {tuple(x.shape)}")
+            _bad(
+                f"{name} must have shape (B, L, d_model={self.d_model}), got "
+                f"{tuple(x.shape)}"
+            )
 
 # %% ../nbs/02_multihead.ipynb #448b9416
 @patch
 def forward(
     self: MultiHeadAttention,
     query: Tensor,  # (B, L_q, d_model)
-    key_value: Tensor | None = None,  # (B, L_k, d_model) for cross-attention; None: self
-    mask: Tensor | None = None,  # bool (True = may attend) or additive, to (B, h, L_q, L_k)
+    # (B, L_k, d_model) for cross-attention; None: self
+    key_value: Tensor | None = None,
+    # bool (True = may attend) or additive, to (B, h, L_q, L_k)
+    mask: Tensor | None = None,
     is_causal: bool = False,  # block keys after each query (bottom-right aligned)
     need_weights: bool = False,  # also return the per-head weights (B, h, L_q, L_k)
-    cache: KVCache | None = None,  # self: new keys/values appended; cross: the memory's, kept
+    # self: new keys/values appended; cross: the memory's, kept
+    cache: KVCache | None = None,
 ) -> tuple[Tensor, Tensor | None]:  # output (B, L_q, d_model), weights or None
-    "Attention of `query` over itself (and a self cache) or over `key_value` (or a cross cache)."
+    """Attention of `query` over itself (and a self cache) or over `key_value` (or a
+    cross cache)."""
     self._check_seq('query', query)
-    if cache is not None and cache.cross: return self._cross_cached(query, key_value, mask,
-                                                                 need_weights, cache)
+    if cache is not None and cache.cross:
+        return self._cross_cached(query, key_value, mask, need_weights, cache)
     if key_value is None:  # self-attention: one fused projection, then split
         q, k, v = (self.split_heads(t) for t in self.in_proj(query).chunk(3, dim=-1))
-        if cache is not None: k, v = cache.append(k, v)  # (B, h, L_cached + L_q, d_k)
+        if cache is not None:
+            k, v = cache.append(k, v)  # (B, h, L_cached + L_q, d_k)
     else:
-        if cache is not None: _bad("a self-attention cache was given with key_value; "
-                                   "for cross-attention use KVCache(cross=True)")
+        if cache is not None:
+            _bad(
+                "a self-attention cache was given with key_value; "
+                "for cross-attention use KVCache(cross=True)"
+            )
         q, k, v = self._project_cross(query, key_value)
     return self._attend(q, k, v, mask, is_causal, need_weights)
+
 
 @patch
 def _project_cross(self: MultiHeadAttention, query: Tensor, key_value: Tensor):
     "Queries from `query`, keys and values from `key_value`: 3 × (B, h, L, d_k)."
     self._check_seq('key_value', key_value)
     if key_value.size(0) != query.size(0):
-        _bad(f"query and key_value batch sizes differ: "
-             f"{tuple(query.shape)} vs {tuple(key_value.shape)}")
+        _bad(
+            f"query and key_value batch sizes differ: "
+            f"{tuple(query.shape)} vs {tuple(key_value.shape)}"
+        )
     k, v = self._proj(key_value, 'kv').chunk(2, dim=-1)  # 2 × (B, L_k, d_model)
-    return self.split_heads(self._proj(query, 'q')), self.split_heads(k), self.split_heads(v)
+    return (
+        self.split_heads(self._proj(query, 'q')),
+        self.split_heads(k),
+        self.split_heads(v),
+    )
+
 
 @patch
 def _attend(self: MultiHeadAttention, q, k, v, mask, is_causal, need_weights):
@@ -227,39 +334,63 @@ def _attend(self: MultiHeadAttention, q, k, v, mask, is_causal, need_weights):
     B, L_q, L_k = q.size(0), q.size(2), k.size(2)
     if mask is not None:
         _check_mask(mask, (B, self.n_heads, L_q, L_k))
-        if mask.dtype != torch.bool and mask.dtype != q.dtype: mask = mask.to(q.dtype)
-    if is_causal and L_q == 1: is_causal = False  # the newest position sees every key
+        if mask.dtype != torch.bool and mask.dtype != q.dtype:
+            mask = mask.to(q.dtype)
+    if is_causal and L_q == 1:
+        is_causal = False  # the newest position sees every key
     p = self.dropout if self.training else 0.0
-    if L_q == 1 and mask is None and p == 0 and not need_weights and q.device.type == 'cpu':
-        return self.out_proj(self.merge_heads(_few_queries(q, k, v))), None  # a decoding step
-    if need_weights: out, w = explicit_attention(q, k, v, mask, is_causal, p)
-    else: out, w = fast_attention(q, k, v, mask, is_causal, p), None
+    if (
+        L_q == 1
+        and mask is None
+        and p == 0
+        and not need_weights
+        and q.device.type == 'cpu'
+    ):
+        # a decoding step
+        return self.out_proj(self.merge_heads(_few_queries(q, k, v))), None
+    if need_weights:
+        out, w = explicit_attention(q, k, v, mask, is_causal, p)
+    else:
+        out, w = fast_attention(q, k, v, mask, is_causal, p), None
     return self.out_proj(self.merge_heads(out)), w  # (B, L_q, d_model)
 
 # %% ../nbs/02_multihead.ipynb #cfc64c09
 @patch
-def _cross_cached(self: MultiHeadAttention, query, key_value, mask, need_weights,
-                  cache: KVCache):
+def _cross_cached(
+    self: MultiHeadAttention, query, key_value, mask, need_weights, cache: KVCache
+):
     "Cross-attention over a cached memory: projected at the first call, reused after."
     if not cache.is_set:  # the first step: project the memory once
-        if key_value is None: _bad("an empty cross-attention cache needs key_value (the memory)")
+        if key_value is None:
+            _bad("an empty cross-attention cache needs key_value (the memory)")
         self._check_seq('key_value', key_value)
-        if mask is not None: _check_mask(mask, (key_value.size(0), 1, 1, key_value.size(1)))
+        if mask is not None:
+            _check_mask(mask, (key_value.size(0), 1, 1, key_value.size(1)))
         k, v = self._proj(key_value, 'kv').chunk(2, dim=-1)  # 2 × (n, S, d_model)
         cache.update(self.split_heads(k), self.split_heads(v), mask)
     n, g = cache.rows, cache.group
     q = self.split_heads(self._proj(query, 'q'))  # (n·g, h, L_q, d_k)
     N, h, L_q, d_k = q.shape
-    if N != n * g: _bad(f"query has {N} rows; the cross-attention cache holds {n} × group {g}")
-    if g > 1: q = q.view(n, g, h, L_q, d_k).transpose(1, 2).reshape(n, h, g * L_q, d_k)
+    if N != n * g:
+        _bad(f"query has {N} rows; the cross-attention cache holds {n} × group {g}")
+    if g > 1:
+        q = q.view(n, g, h, L_q, d_k).transpose(1, 2).reshape(n, h, g * L_q, d_k)
     p = self.dropout if self.training else 0.0
-    if need_weights: out, w = explicit_attention(q, cache.k, cache.v, cache.mask, dropout_p=p)
+    if need_weights:
+        out, w = explicit_attention(q, cache.k, cache.v, cache.mask, dropout_p=p)
     else:
-        if p == 0 and q.device.type == 'cpu' and g * L_q <= 16:  # a decoding step on a CPU
+        # a decoding step on a CPU
+        if p == 0 and q.device.type == 'cpu' and g * L_q <= 16:
             out, w = _few_queries(q, cache.k, cache.v, cache.fast_mask), None
-        else: out, w = F.scaled_dot_product_attention(q, cache.k, cache.v, cache.fast_mask, p), None
-        if cache.live is not None: out = out * cache.live  # memories with no key: zeros
+        else:
+            out, w = (
+                F.scaled_dot_product_attention(q, cache.k, cache.v, cache.fast_mask, p),
+                None,
+            )
+        if cache.live is not None:
+            out = out * cache.live  # memories with no key: zeros
     if g > 1:  # a sentence's g query groups back to g batch rows
         out = out.view(n, h, g, L_q, d_k).transpose(1, 2).reshape(N, h, L_q, d_k)
-        if w is not None: w = w.view(n, h, g, L_q, -1).transpose(1, 2).reshape(N, h, L_q, -1)
+        if w is not None:
+            w = w.view(n, h, g, L_q, -1).transpose(1, 2).reshape(N, h, L_q, -1)
     return self.out_proj(self.merge_heads(out)), w

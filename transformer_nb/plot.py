@@ -8,6 +8,7 @@ __all__ = ['show_heatmap', 'show_heatmaps', 'plot_curves']
 # %% ../nbs/99_plot.ipynb #f43d31dc
 import math as _math
 
+
 def show_heatmap(
     weights,  # (L_q, L_k) tensor or array
     x_labels=None,  # key labels (columns)
@@ -21,60 +22,107 @@ def show_heatmap(
     xlabel: str | None = 'keys',
     ylabel: str | None = 'queries',
 ):
-    "Draw one attention (or any) matrix as a heat map with optional token labels; returns the axes."
+    """Draw one attention (or any) matrix as a heat map with optional token labels;
+    returns the axes."""
     import matplotlib.pyplot as plt
-    w = weights.detach().float().cpu().numpy() if hasattr(weights, 'detach') else weights
-    if ax is None: _, ax = plt.subplots(figsize=(0.45 * w.shape[1] + 2, 0.45 * w.shape[0] + 1))
-    im = ax.imshow(w, cmap=cmap, vmin=vmin, vmax=vmax, aspect='auto', interpolation='nearest')
-    for labels, set_ticks, set_labels, rot in ((x_labels, ax.set_xticks, ax.set_xticklabels, 90),
-                                              (y_labels, ax.set_yticks, ax.set_yticklabels, 0)):
+
+    w = (
+        weights.detach().float().cpu().numpy()
+        if hasattr(weights, 'detach')
+        else weights
+    )
+    if ax is None:
+        _, ax = plt.subplots(figsize=(0.45 * w.shape[1] + 2, 0.45 * w.shape[0] + 1))
+    im = ax.imshow(
+        w, cmap=cmap, vmin=vmin, vmax=vmax, aspect='auto', interpolation='nearest'
+    )
+    for labels, set_ticks, set_labels, rot in (
+        (x_labels, ax.set_xticks, ax.set_xticklabels, 90),
+        (y_labels, ax.set_yticks, ax.set_yticklabels, 0),
+    ):
         if labels is not None:
-            set_ticks(range(len(labels))); set_labels(labels, rotation=rot, fontsize=9)
-    if xlabel: ax.set_xlabel(xlabel)
-    if ylabel: ax.set_ylabel(ylabel)
-    if title: ax.set_title(title, fontsize=10)
-    if colorbar: ax.figure.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
+            set_ticks(range(len(labels)))
+            set_labels(labels, rotation=rot, fontsize=9)
+    if xlabel:
+        ax.set_xlabel(xlabel)
+    if ylabel:
+        ax.set_ylabel(ylabel)
+    if title:
+        ax.set_title(title, fontsize=10)
+    if colorbar:
+        ax.figure.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
     return ax
+
 
 def show_heatmaps(
     weights,  # (rows, cols, L_q, L_k) tensor, or nested lists of (L_q, L_k) matrices
-    x_labels=None, y_labels=None,
+    x_labels=None,
+    y_labels=None,
     titles=None,  # nested lists of titles, same layout as `weights`
     row_titles=None,  # one label per row of panels (e.g. "layer 1")
     size: float = 2.6,  # inches per panel
     cmap: str = 'Blues',
     suptitle: str | None = None,
 ):
-    "A grid of heat maps sharing one colour scale (e.g. layers × heads); returns the figure."
+    """A grid of heat maps sharing one colour scale (e.g. layers × heads); returns the
+    figure."""
     import matplotlib.pyplot as plt
+
     rows, cols = len(weights), len(weights[0])
-    fig, axes = plt.subplots(rows, cols, figsize=(size * cols + 0.6, size * rows + 0.4), squeeze=False)
+    fig, axes = plt.subplots(
+        rows, cols, figsize=(size * cols + 0.6, size * rows + 0.4), squeeze=False
+    )
     for i in range(rows):
         for j in range(cols):
             ax = axes[i][j]
-            show_heatmap(weights[i][j], x_labels if i == rows - 1 else None, y_labels if j == 0 else None, ax=ax,
-                         title=titles[i][j] if titles else None, cmap=cmap, colorbar=False, vmax=1.0,
-                         xlabel=None, ylabel=(row_titles[i] if row_titles else None) if j == 0 else None)
-            if i != rows - 1: ax.set_xticks([])
-            if j != 0: ax.set_yticks([])
-    if suptitle: fig.suptitle(suptitle)
+            show_heatmap(
+                weights[i][j],
+                x_labels if i == rows - 1 else None,
+                y_labels if j == 0 else None,
+                ax=ax,
+                title=titles[i][j] if titles else None,
+                cmap=cmap,
+                colorbar=False,
+                vmax=1.0,
+                xlabel=None,
+                ylabel=(row_titles[i] if row_titles else None) if j == 0 else None,
+            )
+            if i != rows - 1:
+                ax.set_xticks([])
+            if j != 0:
+                ax.set_yticks([])
+    if suptitle:
+        fig.suptitle(suptitle)
     fig.tight_layout()
     return fig
+
 
 def plot_curves(
     ax,  # matplotlib axes
     x,  # shared x values
     curves: dict,  # label -> y values
-    title: str | None = None, xlabel: str | None = None, ylabel: str | None = None,
-    logx: bool = False, logy: bool = False,
+    title: str | None = None,
+    xlabel: str | None = None,
+    ylabel: str | None = None,
+    logx: bool = False,
+    logy: bool = False,
     marker: str = 'o',
 ):
     "Plot several labelled curves on one axes in the book's style."
-    for label, y in curves.items(): ax.plot(x, y, marker=marker, ms=3, label=label)
-    if logx: ax.set_xscale('log', base=2 if all(_math.log2(v).is_integer() for v in x if v > 0) else 10)
-    if logy: ax.set_yscale('log')
-    if title: ax.set_title(title, fontsize=10)
-    if xlabel: ax.set_xlabel(xlabel)
-    if ylabel: ax.set_ylabel(ylabel)
-    ax.grid(True, alpha=0.3); ax.legend(fontsize=8)
+    for label, y in curves.items():
+        ax.plot(x, y, marker=marker, ms=3, label=label)
+    if logx:
+        ax.set_xscale(
+            'log', base=2 if all(_math.log2(v).is_integer() for v in x if v > 0) else 10
+        )
+    if logy:
+        ax.set_yscale('log')
+    if title:
+        ax.set_title(title, fontsize=10)
+    if xlabel:
+        ax.set_xlabel(xlabel)
+    if ylabel:
+        ax.set_ylabel(ylabel)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8)
     return ax

@@ -13,22 +13,35 @@ from torch import nn, Tensor
 # %% ../nbs/04_positional.ipynb #bd637d2d
 def _check_d_model(d_model: int):
     if not isinstance(d_model, int) or d_model <= 0 or d_model % 2:
-        raise ValueError(f"the sinusoidal encoding pairs a sine with a cosine, so d_model must be a positive even integer, got {d_model!r}")
+        raise ValueError(
+            "the sinusoidal encoding pairs a sine with a cosine, so d_model must be a "
+            f"positive even integer, got {d_model!r}"
+        )
+
 
 def frequencies(d_model: int) -> Tensor:  # (d_model // 2,) float64
-    "Angular frequencies ω_i = 1/10000^(2i/d_model) of the dimension pairs (2i, 2i+1), in float64."
+    """Angular frequencies ω_i = 1/10000^(2i/d_model) of the dimension pairs (2i, 2i+1),
+    in float64."""
     _check_d_model(d_model)
     return 10000.0 ** (-torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)
+
 
 def sinusoidal_encoding(
     n_positions: int,  # positions 0 .. n_positions - 1
     d_model: int,  # width of the encoding (even)
 ) -> Tensor:  # (n_positions, d_model) float32
-    "The table PE(pos, 2i) = sin(pos·ω_i), PE(pos, 2i+1) = cos(pos·ω_i), computed in float64."
+    """The table PE(pos, 2i) = sin(pos·ω_i), PE(pos, 2i+1) = cos(pos·ω_i), computed in
+    float64."""
     if not isinstance(n_positions, int) or n_positions < 0:
-        raise ValueError(f"n_positions must be a non-negative integer, got {n_positions!r}")
-    angles = torch.arange(n_positions, dtype=torch.float64)[:, None] * frequencies(d_model)  # (n, d/2)
-    pe = torch.stack((angles.sin(), angles.cos()), dim=-1)  # (n, d/2, 2): sine and cosine side by side
+        raise ValueError(
+            f"n_positions must be a non-negative integer, got {n_positions!r}"
+        )
+    # (n, d/2)
+    angles = torch.arange(n_positions, dtype=torch.float64)[:, None] * frequencies(
+        d_model
+    )
+    # (n, d/2, 2): sine and cosine side by side
+    pe = torch.stack((angles.sin(), angles.cos()), dim=-1)
     return pe.flatten(-2).float()  # (n, d): sin, cos, sin, cos, ...
 
 # %% ../nbs/04_positional.ipynb #7236bef1
@@ -39,67 +52,100 @@ def relative_rotation(
     "The block-diagonal rotation M_φ with PE(pos + φ) = M_φ · PE(pos) for every pos."
     a = phi * frequencies(d_model)  # (d/2,) rotation angle of each pair
     c, s = a.cos(), a.sin()
-    blocks = torch.stack((torch.stack((c, s), -1), torch.stack((-s, c), -1)), -2)  # (d/2, 2, 2)
+    # (d/2, 2, 2)
+    blocks = torch.stack((torch.stack((c, s), -1), torch.stack((-s, c), -1)), -2)
     return torch.block_diag(*blocks)
 
 # %% ../nbs/04_positional.ipynb #2f814d5e
 def _check_positions(x: Tensor, d_model: int, offset: int, max_len: int, what: str):
-    "Validate `x (..., L, d_model)` and that positions offset .. offset+L-1 fit in `max_len`."
-    if not isinstance(x, Tensor): raise TypeError(f"x must be a torch.Tensor, got {type(x).__name__}")
+    """Validate `x (..., L, d_model)` and that positions offset .. offset+L-1 fit in
+    `max_len`."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"x must be a torch.Tensor, got {type(x).__name__}")
     if x.dim() < 2 or x.size(-1) != d_model:
-        raise ValueError(f"x must have shape (B, L, d_model={d_model}), got {tuple(x.shape)}")
+        raise ValueError(
+            f"x must have shape (B, L, d_model={d_model}), got {tuple(x.shape)}"
+        )
     if not isinstance(offset, int) or offset < 0:
         raise ValueError(f"offset must be a non-negative integer, got {offset!r}")
     if offset + x.size(-2) > max_len:
-        raise ValueError(f"{what} covers positions 0..{max_len - 1} (max_len={max_len}), but x of length {x.size(-2)} "
-                         f"at offset {offset} needs positions up to {offset + x.size(-2) - 1}; build it with a larger max_len")
+        raise ValueError(
+            f"{what} covers positions 0..{max_len - 1} (max_len={max_len}), but x of "
+            f"length {x.size(-2)} "
+            f"at offset {offset} needs positions up to {offset + x.size(-2) - 1}; "
+            "build it with a larger max_len"
+        )
+
 
 class SinusoidalPositionalEncoding(nn.Module):
-    "Adds the fixed sinusoidal encoding PE(offset .. offset+L-1) to `x (B, L, d_model)`."
-    def __init__(self,
-                 d_model: int,  # model width (even)
-                 max_len: int = 5000):  # number of precomputed positions
+    """Adds the fixed sinusoidal encoding PE(offset .. offset+L-1) to `x (B, L,
+    d_model)`."""
+
+    def __init__(
+        self,
+        d_model: int,  # model width (even)
+        max_len: int = 5000,
+    ):  # number of precomputed positions
         super().__init__()
         self.d_model, self.max_len = d_model, max_len
-        self.register_buffer('pe', sinusoidal_encoding(max_len, d_model), persistent=False)  # (max_len, d_model)
+        # (max_len, d_model)
+        self.register_buffer(
+            'pe', sinusoidal_encoding(max_len, d_model), persistent=False
+        )
 
-    def forward(self,
-                x: Tensor,  # (B, L, d_model) embeddings
-                offset: int = 0,  # position of x[:, 0]
-               ) -> Tensor:  # (B, L, d_model), same dtype and device as x
+    def forward(
+        self,
+        x: Tensor,  # (B, L, d_model) embeddings
+        offset: int = 0,  # position of x[:, 0]
+    ) -> Tensor:  # (B, L, d_model), same dtype and device as x
         _check_positions(x, self.d_model, offset, self.max_len, 'the sinusoidal table')
-        return x + self.pe[offset:offset + x.size(-2)].to(x)  # (L, d_model) broadcast over B
+        # (L, d_model) broadcast over B
+        return x + self.pe[offset : offset + x.size(-2)].to(x)
 
-    def extra_repr(self): return f'd_model={self.d_model}, max_len={self.max_len}'
+    def extra_repr(self):
+        return f'd_model={self.d_model}, max_len={self.max_len}'
 
 # %% ../nbs/04_positional.ipynb #dcb8452e
 class LearnedPositionalEmbedding(nn.Module):
-    "Adds a learned vector per position, rows offset .. offset+L-1 of an `nn.Embedding(max_len, d_model)`."
-    def __init__(self,
-                 d_model: int,  # model width
-                 max_len: int = 512):  # number of positions with a learned vector
+    """Adds a learned vector per position, rows offset .. offset+L-1 of an
+    `nn.Embedding(max_len, d_model)`."""
+
+    def __init__(
+        self,
+        d_model: int,  # model width
+        max_len: int = 512,
+    ):  # number of positions with a learned vector
         super().__init__()
         self.d_model, self.max_len = d_model, max_len
         self.embedding = nn.Embedding(max_len, d_model)
-        nn.init.normal_(self.embedding.weight, std=0.5 ** 0.5)  # mean square 1/2, like the sinusoidal table
+        # mean square 1/2, like the sinusoidal table
+        nn.init.normal_(self.embedding.weight, std=0.5**0.5)
 
-    def forward(self,
-                x: Tensor,  # (B, L, d_model) embeddings
-                offset: int = 0,  # position of x[:, 0]
-               ) -> Tensor:  # (B, L, d_model), same dtype as x
+    def forward(
+        self,
+        x: Tensor,  # (B, L, d_model) embeddings
+        offset: int = 0,  # position of x[:, 0]
+    ) -> Tensor:  # (B, L, d_model), same dtype as x
         _check_positions(x, self.d_model, offset, self.max_len, 'the learned embedding')
         positions = torch.arange(offset, offset + x.size(-2), device=x.device)  # (L,)
-        return x + self.embedding(positions).to(x.dtype)  # (L, d_model) broadcast over B
+        # (L, d_model) broadcast over B
+        return x + self.embedding(positions).to(x.dtype)
 
-    def extra_repr(self): return f'd_model={self.d_model}, max_len={self.max_len}'
+    def extra_repr(self):
+        return f'd_model={self.d_model}, max_len={self.max_len}'
 
 # %% ../nbs/04_positional.ipynb #6f765139
 def positional_encoding(
     kind: str,  # 'sinusoidal' (the paper) or 'learned'
     d_model: int,  # model width
-    max_len: int,  # longest sequence (sinusoidal: precomputed rows; learned: rows of the table)
+    # longest sequence (sinusoidal: precomputed rows; learned: rows of the table)
+    max_len: int,
 ) -> nn.Module:
     "Build the positional-encoding module named by `kind`."
-    if kind == 'sinusoidal': return SinusoidalPositionalEncoding(d_model, max_len)
-    if kind == 'learned': return LearnedPositionalEmbedding(d_model, max_len)
-    raise ValueError(f"positional encoding kind must be 'sinusoidal' or 'learned', got {kind!r}")
+    if kind == 'sinusoidal':
+        return SinusoidalPositionalEncoding(d_model, max_len)
+    if kind == 'learned':
+        return LearnedPositionalEmbedding(d_model, max_len)
+    raise ValueError(
+        f"positional encoding kind must be 'sinusoidal' or 'learned', got {kind!r}"
+    )

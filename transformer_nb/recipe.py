@@ -19,57 +19,89 @@ from .data import Tokenizer, load_bible
 PRECISIONS = ('auto', 'fp32', 'bf16', 'fp16')
 DIRECTIONS = ('es-en', 'en-es')
 
+
 @dataclass
 class TrainConfig:
     "Every setting of a training run; each field is also a command-line flag."
+
     # model
     model: str = 'small'  # a `TransformerConfig` preset
-    model_overrides: dict = field(default_factory=dict)  # `TransformerConfig` fields to change, e.g. {'n_heads': 8}
+    # `TransformerConfig` fields to change, e.g. {'n_heads': 8}
+    model_overrides: dict = field(default_factory=dict)
     dropout: float | None = None  # residual dropout; None: the preset's
     # data
     direction: str = 'es-en'  # 'es-en' (the book's) or 'en-es'
-    corpus: str | None = None  # a TSV in the shipped corpus's format; None: the shipped Bible corpus
+    # a TSV in the shipped corpus's format; None: the shipped Bible corpus
+    corpus: str | None = None
     train_pairs: int | None = None  # use only the first N training pairs (quick runs)
     valid_pairs: int | None = None  # use only the first N validation pairs
-    tokenizer: str | None = None  # a SentencePiece model file; None: train one on the training split
+    # a SentencePiece model file; None: train one on the training split
+    tokenizer: str | None = None
     vocab_size: int = 8000  # when training the tokenizer
-    max_len: int = 256  # leave out training pairs with a side longer than this many tokens
+    # leave out training pairs with a side longer than this many tokens
+    max_len: int = 256
     # batches
     max_tokens: int = 4096  # padded tokens per side in one batch of one process
     accum_steps: int = 1  # batches per optimizer update (gradient accumulation)
     # duration: the first limit reached stops training
     epochs: int | None = None  # passes over the training data
     max_steps: int | None = None  # optimizer updates
-    time_budget: float | None = None  # minutes of training wall-clock, validation included
+    # minutes of training wall-clock, validation included
+    time_budget: float | None = None
     # optimisation
     factor: float = 2.0  # Noam factor (Adam's lr before scheduling)
     warmup: int = 4000  # Noam warm-up steps
     label_smoothing: float = 0.1  # ε of label smoothing (0: plain cross-entropy)
-    clip_norm: float | None = 1.0  # clip the global gradient L2 norm to this; None: no clipping
+    # clip the global gradient L2 norm to this; None: no clipping
+    clip_norm: float | None = 1.0
     seed: int = 0  # seeds the data order, the initial weights and dropout
     # hardware
-    device: str = 'auto'  # 'auto' (this process's GPU if there is one, else CPU), 'cpu', 'cuda', 'cuda:1', ...
-    precision: str = 'auto'  # 'auto' (bf16, else fp16, on GPU; fp32 on CPU), 'fp32', 'bf16', 'fp16'
+    device: str = 'auto'  # 'auto' (this process's GPU, else CPU), 'cpu', 'cuda:1', ...
+    # 'auto' (bf16, else fp16, on GPU; fp32 on CPU), 'fp32', 'bf16', 'fp16'
+    precision: str = 'auto'
     compile: bool = False  # torch.compile the model
-    threads: int | None = None  # CPU threads per process; None: the cores shared among this machine's processes
+    # CPU threads per process; None: the cores shared among this machine's processes
+    threads: int | None = None
     # bookkeeping
     out_dir: str = 'runs/default'  # the run's folder: checkpoints, log, tokenizer
     log_every: int = 50  # steps between rows of the training log
-    eval_every: int | None = None  # steps between validations; None: at the end of every epoch
-    save_every: int | None = 500  # steps between checkpoints (one is always written at the end)
+    # steps between validations; None: at the end of every epoch
+    eval_every: int | None = None
+    # steps between checkpoints (one is always written at the end)
+    save_every: int | None = 500
     keep_checkpoints: int = 5  # weight snapshots kept on disk for averaging
-    average_last: int = 5  # average the last this-many snapshots into the final model (1: no averaging)
-    patience: int | None = None  # early stopping: validations without improvement before stopping
+    # average the last this-many snapshots into the final model (1: no averaging)
+    average_last: int = 5
+    # early stopping: validations without improvement before stopping
+    patience: int | None = None
     tensorboard: bool = False  # also log to TensorBoard (needs the tensorboard package)
     progress: bool = True  # tqdm progress bar
 
-    def __post_init__(self): _check_config(self)  # the checks: below
+    def __post_init__(self):
+        _check_config(self)  # the checks: below
 
 # %% ../nbs/11a_recipe.ipynb #9ee14fba
-_COUNTS = ('vocab_size', 'max_len', 'max_tokens', 'accum_steps', 'warmup', 'log_every',
-           'keep_checkpoints', 'average_last')  # positive integers
-_OPTIONAL_COUNTS = ('train_pairs', 'valid_pairs', 'epochs', 'max_steps', 'eval_every',
-                    'save_every', 'patience', 'threads')  # positive integers or None
+_COUNTS = (
+    'vocab_size',
+    'max_len',
+    'max_tokens',
+    'accum_steps',
+    'warmup',
+    'log_every',
+    'keep_checkpoints',
+    'average_last',
+)  # positive integers
+_OPTIONAL_COUNTS = (
+    'train_pairs',
+    'valid_pairs',
+    'epochs',
+    'max_steps',
+    'eval_every',
+    'save_every',
+    'patience',
+    'threads',
+)  # positive integers or None
+
 
 def _check_ranges(cfg: TrainConfig):
     "Raise ValueError naming the first numeric field of `cfg` outside its range."
@@ -97,64 +129,110 @@ def _check_config(cfg: TrainConfig):
             raise ValueError(f"{name} must be one of {allowed}, got {v!r}")
     _check_ranges(cfg)
     if cfg.keep_checkpoints < cfg.average_last:
-        raise ValueError(f"keep_checkpoints={cfg.keep_checkpoints} must be at least "
-                         f"average_last={cfg.average_last}")
+        raise ValueError(
+            f"keep_checkpoints={cfg.keep_checkpoints} must be at least "
+            f"average_last={cfg.average_last}"
+        )
     if cfg.model not in PRESETS:
-        raise ValueError(f"model must be one of the presets {sorted(PRESETS)}, "
-                         f"got {cfg.model!r}")
+        raise ValueError(
+            f"model must be one of the presets {sorted(PRESETS)}, got {cfg.model!r}"
+        )
     if cfg.epochs is None and cfg.max_steps is None and cfg.time_budget is None:
-        raise ValueError("say when to stop: set epochs, max_steps or time_budget "
-                         "(--epochs N, --max-steps N, --time-budget MINUTES), or "
-                         "take --preset book")
+        raise ValueError(
+            "say when to stop: set epochs, max_steps or time_budget "
+            "(--epochs N, --max-steps N, --time-budget MINUTES), or "
+            "take --preset book"
+        )
     unknown = set(cfg.model_overrides) - {f.name for f in fields(TransformerConfig)}
     if unknown:
-        raise ValueError("model_overrides has unknown TransformerConfig fields "
-                         f"{sorted(unknown)}")
+        raise ValueError(
+            f"model_overrides has unknown TransformerConfig fields {sorted(unknown)}"
+        )
 
 # %% ../nbs/11a_recipe.ipynb #3fc3130c
 @patch(cls_method=True)
 def preset(cls: TrainConfig, name: str, **overrides) -> TrainConfig:
     "A named training set-up (see `TRAIN_PRESETS`), with any field overridden."
     if name not in TRAIN_PRESETS:
-        raise ValueError(f"unknown training preset {name!r}; "
-                         f"choose from {sorted(TRAIN_PRESETS)}")
+        raise ValueError(
+            f"unknown training preset {name!r}; choose from {sorted(TRAIN_PRESETS)}"
+        )
     return cls(**{**TRAIN_PRESETS[name], **overrides})
 
+
 @patch
-def to_dict(self: TrainConfig) -> dict: return asdict(self)
+def to_dict(self: TrainConfig) -> dict:
+    return asdict(self)
+
 
 @patch
 def model_config(self: TrainConfig, vocab_size: int) -> TransformerConfig:
     "The model's configuration: the preset, this vocabulary, dropout and overrides."
     extra = {} if self.dropout is None else {'dropout': self.dropout}
-    return TransformerConfig.preset(self.model, src_vocab_size=vocab_size,
-                                    **{**extra, **self.model_overrides})
+    return TransformerConfig.preset(
+        self.model, src_vocab_size=vocab_size, **{**extra, **self.model_overrides}
+    )
+
 
 TRAIN_PRESETS = {
     # the book's model: 30 minutes on two CPU cores (see the end of the chapter)
-    'book': dict(model='small', vocab_size=8000, max_tokens=2048, time_budget=30.0,
-                 factor=2.0, warmup=2000, dropout=0.0, log_every=10, eval_every=100,
-                 save_every=60, keep_checkpoints=10, average_last=5,
-                 out_dir='runs/book_small'),
+    'book': dict(
+        model='small',
+        vocab_size=8000,
+        max_tokens=2048,
+        time_budget=30.0,
+        factor=2.0,
+        warmup=2000,
+        dropout=0.0,
+        log_every=10,
+        eval_every=100,
+        save_every=60,
+        keep_checkpoints=10,
+        average_last=5,
+        out_dir='runs/book_small',
+    ),
     # a few seconds: tests and the examples of this chapter
-    'tiny': dict(model='tiny', vocab_size=600, train_pairs=400, valid_pairs=60,
-                 max_tokens=512, max_steps=20, factor=1.0, warmup=10, log_every=5,
-                 eval_every=10, save_every=10, keep_checkpoints=2, average_last=2,
-                 progress=False, out_dir='runs/tiny'),
+    'tiny': dict(
+        model='tiny',
+        vocab_size=600,
+        train_pairs=400,
+        valid_pairs=60,
+        max_tokens=512,
+        max_steps=20,
+        factor=1.0,
+        warmup=10,
+        log_every=5,
+        eval_every=10,
+        save_every=10,
+        keep_checkpoints=2,
+        average_last=2,
+        progress=False,
+        out_dir='runs/tiny',
+    ),
 }
 
 # %% ../nbs/11a_recipe.ipynb #705d175b
 def load_split(cfg: TrainConfig, split: str, books=None):
-    "One split of the corpus in the run's direction, cut to `train_pairs` / `valid_pairs` if set."
-    pairs = load_bible(split, src_lang=cfg.direction.split('-')[0], books=books, path=cfg.corpus)
+    """One split of the corpus in the run's direction, cut to `train_pairs` /
+    `valid_pairs` if set."""
+    pairs = load_bible(
+        split, src_lang=cfg.direction.split('-')[0], books=books, path=cfg.corpus
+    )
     n = {'train': cfg.train_pairs, 'valid': cfg.valid_pairs}.get(split)
     return pairs.subset(range(min(n, len(pairs)))) if n else pairs
 
+
 def make_tokenizer(cfg: TrainConfig, train_pairs, path=None) -> Tokenizer:
-    "Load `cfg.tokenizer`, or train a joint SentencePiece model on both sides of the training pairs; save it to `path`."
-    if cfg.tokenizer: tok = Tokenizer.load(cfg.tokenizer)
-    else: tok = Tokenizer.train(train_pairs.src + train_pairs.tgt, cfg.vocab_size, seed=cfg.seed)
-    if path is not None: tok.save(path)
+    """Load `cfg.tokenizer`, or train a joint SentencePiece model on both sides of the
+    training pairs; save it to `path`."""
+    if cfg.tokenizer:
+        tok = Tokenizer.load(cfg.tokenizer)
+    else:
+        tok = Tokenizer.train(
+            train_pairs.src + train_pairs.tgt, cfg.vocab_size, seed=cfg.seed
+        )
+    if path is not None:
+        tok.save(path)
     return tok
 
 # %% ../nbs/11a_recipe.ipynb #83aee48d
@@ -163,6 +241,7 @@ def resolve_precision(precision: str, device: torch.device) -> torch.dtype:
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {PRECISIONS}, got {precision!r}")
     if precision == 'auto':
-        if torch.device(device).type != 'cuda': return torch.float32
+        if torch.device(device).type != 'cuda':
+            return torch.float32
         return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
     return dict(fp32=torch.float32, bf16=torch.bfloat16, fp16=torch.float16)[precision]

@@ -15,16 +15,26 @@ import torch.distributed as dist
 
 # %% ../nbs/92_run_log.ipynb #bea0aa0b
 PEAK_FLOPS = {  # dense 16-bit tensor-core peak per GPU, FLOP/s (bf16; T4, V100: fp16)
-    'H200': 989e12, 'H100 PCIe': 756e12, 'H100': 989e12, 'A100': 312e12,
-    'L40S': 362e12, 'L4': 121e12, 'A10': 125e12, 'V100': 125e12, 'T4': 65e12,
+    'H200': 989e12,
+    'H100 PCIe': 756e12,
+    'H100': 989e12,
+    'A100': 312e12,
+    'L40S': 362e12,
+    'L4': 121e12,
+    'A10': 125e12,
+    'V100': 125e12,
+    'T4': 65e12,
 }  # the first name that matches wins
+
 
 def peak_flops(device) -> float | None:
     "Peak dense FLOP/s of a GPU, by name in `PEAK_FLOPS`; None: CPU, unknown GPU."
     device = torch.device(device)
-    if device.type != 'cuda': return None
+    if device.type != 'cuda':
+        return None
     name = torch.cuda.get_device_name(device)
     return next((v for k, v in PEAK_FLOPS.items() if k in name), None)
+
 
 def model_flops_utilization(
     n_params: int,  # P, the model's parameters
@@ -35,43 +45,68 @@ def model_flops_utilization(
     return None if not peak else 6 * n_params * tokens_per_s / peak
 
 # %% ../nbs/92_run_log.ipynb #b433cc8f
-LOG_FIELDS = ('step', 'epoch', 'split', 'time_s', 'lr', 'loss', 'nll', 'ppl', 'acc',
-              'tokens', 'tokens_per_s', 'mfu', 'grad_norm')
+LOG_FIELDS = (
+    'step',
+    'epoch',
+    'split',
+    'time_s',
+    'lr',
+    'loss',
+    'nll',
+    'ppl',
+    'acc',
+    'tokens',
+    'tokens_per_s',
+    'mfu',
+    'grad_norm',
+)
+
 
 class CSVLogger:
     "Rows of `LOG_FIELDS` appended to a CSV file (and optionally TensorBoard)."
+
     def __init__(self, path, resume_step: int | None = None, tensorboard: bool = False):
-        self.path = Path(path); self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
         rows = []  # on resume: the rows up to the checkpoint's step
         if resume_step is not None and self.path.exists():
             with open(self.path, newline='') as f:
                 rows = [r for r in csv.DictReader(f) if int(r['step']) <= resume_step]
         with open(self.path, 'w', newline='') as f:
-            w = csv.DictWriter(f, LOG_FIELDS); w.writeheader(); w.writerows(rows)
+            w = csv.DictWriter(f, LOG_FIELDS)
+            w.writeheader()
+            w.writerows(rows)
         self.tb = None
         if tensorboard:
-            try: from torch.utils.tensorboard import SummaryWriter
+            try:
+                from torch.utils.tensorboard import SummaryWriter
             except ImportError:
-                raise ImportError("tensorboard=True needs the tensorboard package: "
-                                  "pip install tensorboard") from None
-            self.tb = SummaryWriter(str(self.path.parent / 'tensorboard'),
-                                    purge_step=resume_step)
+                raise ImportError(
+                    "tensorboard=True needs the tensorboard package: "
+                    "pip install tensorboard"
+                ) from None
+            self.tb = SummaryWriter(
+                str(self.path.parent / 'tensorboard'), purge_step=resume_step
+            )
 
     def log(self, **row):
         "Append one row (missing fields stay empty) and flush it to disk."
         unknown = set(row) - set(LOG_FIELDS)
         if unknown:
-            raise ValueError(f"unknown log fields {sorted(unknown)}; "
-                             f"known: {LOG_FIELDS}")
+            raise ValueError(
+                f"unknown log fields {sorted(unknown)}; known: {LOG_FIELDS}"
+            )
         with open(self.path, 'a', newline='') as f:
             csv.DictWriter(f, LOG_FIELDS).writerow(row)
-        if self.tb is None: return
+        if self.tb is None:
+            return
         for k, v in row.items():
             if k not in ('step', 'epoch', 'split') and isinstance(v, (int, float)):
                 self.tb.add_scalar(f"{row['split']}/{k}", v, row['step'])
 
     def close(self):
-        if self.tb is not None: self.tb.close()
+        if self.tb is not None:
+            self.tb.close()
 
 # %% ../nbs/92_run_log.ipynb #4248888a
 def read_log(path) -> dict:
@@ -80,7 +115,8 @@ def read_log(path) -> dict:
     with open(path, newline='') as f:
         for r in csv.DictReader(f):
             d = out.setdefault(r['split'], {k: [] for k in LOG_FIELDS if k != 'split'})
-            for k in d: d[k].append(float(r[k]) if r[k] not in ('', None) else math.nan)
+            for k in d:
+                d[k].append(float(r[k]) if r[k] not in ('', None) else math.nan)
     return out
 
 # %% ../nbs/92_run_log.ipynb #7c346d91
@@ -88,26 +124,39 @@ def interval_stats(
     sums: dict,  # this process's 'loss', 'nll' and 'tokens' sums and 'time' in seconds
     world: int = 1,  # processes (the sums are all-reduced over them)
     device='cpu',  # where the all-reduce runs (the process group's device)
-    n_params: int = 0, peak: float | None = None,  # for MFU: parameters, peak FLOP/s
+    n_params: int = 0,
+    peak: float | None = None,  # for MFU: parameters, peak FLOP/s
 ) -> dict:  # loss, nll, ppl, tokens, tokens_per_s, mfu: the columns of a training row
     "Means per target token over the interval and all processes, throughput and MFU."
-    vals = torch.tensor([float(sums[k]) for k in ('loss', 'nll', 'tokens')],
-                        dtype=torch.float64, device=device)
-    if world > 1: dist.all_reduce(vals)  # sums over processes
+    vals = torch.tensor(
+        [float(sums[k]) for k in ('loss', 'nll', 'tokens')],
+        dtype=torch.float64,
+        device=device,
+    )
+    if world > 1:
+        dist.all_reduce(vals)  # sums over processes
     loss_sum, nll_sum, n = vals.tolist()
     loss, nll, tps = loss_sum / n, nll_sum / n, n / max(sums['time'], 1e-9)
     mfu = model_flops_utilization(n_params, tps / world, peak)
     ppl = math.exp(min(nll, 50))  # capped: a diverged run still prints
-    return {'loss': round(loss, 5), 'nll': round(nll, 5), 'ppl': round(ppl, 3),
-            'tokens': int(n), 'tokens_per_s': round(tps, 1),
-            'mfu': None if mfu is None else round(mfu, 4)}
+    return {
+        'loss': round(loss, 5),
+        'nll': round(nll, 5),
+        'ppl': round(ppl, 3),
+        'tokens': int(n),
+        'tokens_per_s': round(tps, 1),
+        'mfu': None if mfu is None else round(mfu, 4),
+    }
 
 # %% ../nbs/92_run_log.ipynb #57b0cf49
 def progress_bar(total: int | None = None, initial: int = 0):
     "A tqdm bar of training updates (`total` None: unknown)."
     from tqdm import tqdm
-    return tqdm(total=total, initial=initial, unit='step', dynamic_ncols=True,
-                mininterval=1.0)
+
+    return tqdm(
+        total=total, initial=initial, unit='step', dynamic_ncols=True, mininterval=1.0
+    )
+
 
 def advance_bar(bar, seconds_left: float | None = None):
     "One update more; with an unknown total, the time left (m:ss) if given."
@@ -116,8 +165,13 @@ def advance_bar(bar, seconds_left: float | None = None):
         s = max(0, int(seconds_left))
         bar.set_postfix_str(f"{s // 60}:{s % 60:02d} left", refresh=False)
 
+
 def show_stats(bar, stats: dict, lr: float):
     "The latest row of `interval_stats` (and the learning rate) beside the bar."
     mfu = {'mfu': f"{stats['mfu']:.1%}"} if stats['mfu'] else {}
-    bar.set_postfix(loss=f"{stats['loss']:.3f}", lr=f'{lr:.2e}',
-                    tok_s=f"{stats['tokens_per_s']:,.0f}", **mfu)
+    bar.set_postfix(
+        loss=f"{stats['loss']:.3f}",
+        lr=f'{lr:.2e}',
+        tok_s=f"{stats['tokens_per_s']:,.0f}",
+        **mfu,
+    )

@@ -16,12 +16,19 @@ from torch.optim.lr_scheduler import LRScheduler
 
 # %% ../nbs/10_noam.ipynb #2c945be0
 def _check_schedule_args(d_model, warmup, factor=1.0):
-    "Raise if the Noam schedule's hyper-parameters are not positive numbers of the right kind."
+    """Raise if the Noam schedule's hyper-parameters are not positive numbers of the
+    right kind."""
     for name, v in (('d_model', d_model), ('warmup', warmup)):
         if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
             raise ValueError(f"{name} must be a positive int, got {v!r}")
-    if isinstance(factor, bool) or not isinstance(factor, (int, float)) or not factor > 0 or math.isinf(factor):
+    if (
+        isinstance(factor, bool)
+        or not isinstance(factor, (int, float))
+        or not factor > 0
+        or math.isinf(factor)
+    ):
         raise ValueError(f"factor must be a positive finite number, got {factor!r}")
+
 
 def noam_lr(
     step: int,  # optimizer updates done so far (0, 1, 2, ...)
@@ -29,23 +36,34 @@ def noam_lr(
     warmup: int = 4000,  # steps of linear warm-up; the peak is at `step == warmup`
     factor: float = 1.0,  # overall scale
 ) -> float:
-    "Noam learning rate factor · d_model^-0.5 · min(step^-0.5, step · warmup^-1.5); 0 at step 0."
+    """Noam learning rate factor · d_model^-0.5 · min(step^-0.5, step · warmup^-1.5); 0
+    at step 0."""
     _check_schedule_args(d_model, warmup, factor)
-    try: step = operator.index(step)
-    except TypeError: raise TypeError(f"step must be an integer, got {type(step).__name__} {step!r}") from None
-    if step < 0: raise ValueError(f"step must be >= 0, got {step}")
-    if step == 0: return 0.0  # the warm-up line starts at 0 (and 0 ** -0.5 would divide by zero)
-    return factor * d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)
+    try:
+        step = operator.index(step)
+    except TypeError:
+        raise TypeError(
+            f"step must be an integer, got {type(step).__name__} {step!r}"
+        ) from None
+    if step < 0:
+        raise ValueError(f"step must be >= 0, got {step}")
+    # the warm-up line starts at 0 (and 0 ** -0.5 would divide by zero)
+    if step == 0:
+        return 0.0
+    return factor * d_model**-0.5 * min(step**-0.5, step * warmup**-1.5)
 
 # %% ../nbs/10_noam.ipynb #eac2aa08
 class NoamScheduler(LRScheduler):
-    "Noam schedule as a PyTorch scheduler: lr of each group = its initial lr (the factor) × noam_lr(step, d_model, warmup)."
+    """Noam schedule as a PyTorch scheduler: lr of each group = its initial lr (the
+    factor) × noam_lr(step, d_model, warmup)."""
+
     def __init__(
         self,
         optimizer: Optimizer,  # its groups' lr at construction is the factor
         d_model: int,  # model width
         warmup: int = 4000,  # steps of linear warm-up
-        last_epoch: int = -1,  # as in every PyTorch scheduler; use load_state_dict to resume instead
+        # as in every PyTorch scheduler; use load_state_dict to resume instead
+        last_epoch: int = -1,
     ):
         _check_schedule_args(d_model, warmup)
         self.d_model, self.warmup = d_model, warmup
@@ -56,8 +74,8 @@ class NoamScheduler(LRScheduler):
         scale = noam_lr(self.last_epoch, self.d_model, self.warmup)
         return [base * scale for base in self.base_lrs]
 
-    _get_closed_form_lr = get_lr  # the schedule is a closed form: no dependence on the previous lr
-
+    # the schedule is a closed form: no dependence on the previous lr
+    _get_closed_form_lr = get_lr
 
 # %% ../nbs/10_noam.ipynb #d5c6c6ae
 def _param_list(model_or_params) -> list:
@@ -65,18 +83,25 @@ def _param_list(model_or_params) -> list:
     if isinstance(model_or_params, nn.Module):
         return [p for p in model_or_params.parameters() if p.requires_grad]
     if isinstance(model_or_params, Tensor):
-        raise TypeError("make_optimizer takes a model or an iterable of parameters, "
-                        "not one tensor: pass [tensor]")
+        raise TypeError(
+            "make_optimizer takes a model or an iterable of parameters, "
+            "not one tensor: pass [tensor]"
+        )
+
     def group(g):
-        if not isinstance(g, dict): return g
+        if not isinstance(g, dict):
+            return g
         ps = g['params']
         return {**g, 'params': [ps] if isinstance(ps, Tensor) else list(ps)}
+
     return [group(g) for g in model_or_params]
+
 
 def _fusable(params: list) -> bool:
     "Whether PyTorch has a fused Adam kernel for the devices of `params` (CPU, CUDA)."
     tensors = [p for g in params for p in (g['params'] if isinstance(g, dict) else [g])]
     return all(p.device.type in ('cpu', 'cuda') for p in tensors)
+
 
 def make_optimizer(
     model_or_params: nn.Module | Iterable,  # a model, or parameters / group dicts
@@ -92,7 +117,15 @@ def make_optimizer(
     "The paper's Adam(β₁=0.9, β₂=0.98, ε=1e-9), lr=`factor`, and its `NoamScheduler`."
     _check_schedule_args(d_model, warmup, factor)
     params = _param_list(model_or_params)
-    if fused is None: fused = not foreach and _fusable(params)
-    opt = Adam(params, lr=factor, betas=betas, eps=eps, weight_decay=weight_decay,
-               fused=fused, foreach=foreach)
+    if fused is None:
+        fused = not foreach and _fusable(params)
+    opt = Adam(
+        params,
+        lr=factor,
+        betas=betas,
+        eps=eps,
+        weight_decay=weight_decay,
+        fused=fused,
+        foreach=foreach,
+    )
     return opt, NoamScheduler(opt, d_model, warmup)

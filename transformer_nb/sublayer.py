@@ -12,10 +12,14 @@ from torch import nn, Tensor
 
 # %% ../nbs/05_sublayer.ipynb #6ea0a1e6
 class LayerNorm(nn.Module):
-    "Layer normalisation written out: γ ⊙ (x − mean) / √(var + eps) + β over the last dimension."
-    def __init__(self,
-                 d_model: int,  # size of the normalised (last) dimension
-                 eps: float = 1e-5):  # added to the variance inside the square root
+    """Layer normalisation written out: γ ⊙ (x − mean) / √(var + eps) + β over the last
+    dimension."""
+
+    def __init__(
+        self,
+        d_model: int,  # size of the normalised (last) dimension
+        eps: float = 1e-5,
+    ):  # added to the variance inside the square root
         super().__init__()
         self.d_model, self.eps = d_model, eps
         self.weight = nn.Parameter(torch.ones(d_model))  # γ
@@ -23,35 +27,60 @@ class LayerNorm(nn.Module):
 
     def forward(self, x: Tensor) -> Tensor:  # (..., d_model) -> (..., d_model)
         mean = x.mean(dim=-1, keepdim=True)  # (..., 1)
-        var = x.var(dim=-1, keepdim=True, unbiased=False)  # (..., 1), biased: divide by d_model
+        # (..., 1), biased: divide by d_model
+        var = x.var(dim=-1, keepdim=True, unbiased=False)
         return (x - mean) / torch.sqrt(var + self.eps) * self.weight + self.bias
 
-    def extra_repr(self): return f'{self.d_model}, eps={self.eps}'
+    def extra_repr(self):
+        return f'{self.d_model}, eps={self.eps}'
 
 # %% ../nbs/05_sublayer.ipynb #94958710
 class SublayerConnection(nn.Module):
-    "Residual connection with layer norm around a sub-layer: post-norm (the paper's) or pre-norm."
-    def __init__(self,
-                 d_model: int,  # model width, the size of the normalised dimension
-                 dropout: float = 0.0,  # dropout on the sub-layer's output (the paper: 0.1)
-                 norm_first: bool = False,  # False: LayerNorm(x + Dropout(f(x))); True: x + Dropout(f(LayerNorm(x)))
-                 eps: float = 1e-5):  # LayerNorm epsilon
+    """Residual connection with layer norm around a sub-layer: post-norm (the paper's)
+    or pre-norm."""
+
+    def __init__(
+        self,
+        d_model: int,  # model width, the size of the normalised dimension
+        # dropout on the sub-layer's output (the paper: 0.1)
+        dropout: float = 0.0,
+        # False: LayerNorm(x + Dropout(f(x))); True: x +
+        # Dropout(f(LayerNorm(x)))
+        norm_first: bool = False,
+        eps: float = 1e-5,
+    ):  # LayerNorm epsilon
         super().__init__()
-        if not 0.0 <= dropout < 1.0: raise ValueError(f"dropout must be in [0, 1), got {dropout}")
+        if not 0.0 <= dropout < 1.0:
+            raise ValueError(f"dropout must be in [0, 1), got {dropout}")
         self.d_model, self.norm_first = d_model, norm_first
         self.norm = nn.LayerNorm(d_model, eps=eps)
         self.dropout = nn.Dropout(dropout)
 
-    def forward(self,
-                x: Tensor,  # (B, L, d_model) input of the sub-layer
-                sublayer: Callable[[Tensor], Tensor],  # (B, L, d_model) -> (B, L, d_model), e.g. the FFN
-               ) -> Tensor:  # (B, L, d_model)
+    def forward(
+        self,
+        x: Tensor,  # (B, L, d_model) input of the sub-layer
+        # (B, L, d_model) -> (B, L, d_model), e.g. the FFN
+        sublayer: Callable[[Tensor], Tensor],
+    ) -> Tensor:  # (B, L, d_model)
         if x.size(-1) != self.d_model:
-            raise ValueError(f"x must have shape (B, L, d_model={self.d_model}), got {tuple(x.shape)}")
-        if not callable(sublayer): raise TypeError(f"sublayer must be callable, got {type(sublayer).__name__}")
+            raise ValueError(
+                f"x must have shape (B, L, d_model={self.d_model}), got "
+                f"{tuple(x.shape)}"
+            )
+        if not callable(sublayer):
+            raise TypeError(f"sublayer must be callable, got {type(sublayer).__name__}")
         h = sublayer(self.norm(x) if self.norm_first else x)  # (B, L, d_model)
         if h.shape != x.shape:
-            raise ValueError(f"the sub-layer must keep the shape of its input for the residual sum: got {tuple(h.shape)} from {tuple(x.shape)}")
-        return x + self.dropout(h) if self.norm_first else self.norm(x + self.dropout(h))
+            raise ValueError(
+                "the sub-layer must keep the shape of its input for the residual sum: "
+                f"got {tuple(h.shape)} from {tuple(x.shape)}"
+            )
+        return (
+            x + self.dropout(h) if self.norm_first else self.norm(x + self.dropout(h))
+        )
 
-    def extra_repr(self): return f"norm_first={self.norm_first} ({'pre' if self.norm_first else 'post'}-norm)"
+    def extra_repr(self):
+        return (
+            f"norm_first={self.norm_first} "
+            f"({'pre' if self.norm_first else 'post'}-norm)"
+        )

@@ -17,22 +17,50 @@ import torch.distributed as dist
 from fastcore.basics import patch
 from torch import nn, Tensor
 
-from .model import (ModelFileError, Transformer, save_pretrained,
-                                  read_weights, TOKENIZER_NAME)
+from transformer_nb.model import (
+    ModelFileError,
+    Transformer,
+    save_pretrained,
+    read_weights,
+    TOKENIZER_NAME,
+)
 from .utils import in_ipython, resolve_device
 from .decoder import shift_right
 from .data import Tokenizer
-from .recipe import (TrainConfig, TRAIN_PRESETS, resolve_precision,
-                                   load_split, make_tokenizer)
+from transformer_nb.recipe import (
+    TrainConfig,
+    TRAIN_PRESETS,
+    resolve_precision,
+    load_split,
+    make_tokenizer,
+)
 from .batching import PairDataset, TokenBucketSampler, collate
 from .loss import label_smoothed_nll, perplexity
 from .schedule import make_optimizer
-from .checkpoint import (
-    CHECKPOINT_NAME, BEST_NAME, AVERAGED_NAME, LOG_NAME, atomic_save,
-    average_state_dicts, catch_stop_signals, changed_settings, clear_run,
-    gather_rng_states, list_snapshots, remove_debris, set_rng_state, snapshot_path)
-from .runlog import (CSVLogger, advance_bar, interval_stats, peak_flops,
-                                   progress_bar, show_stats)
+from transformer_nb.checkpoint import (
+    CHECKPOINT_NAME,
+    BEST_NAME,
+    AVERAGED_NAME,
+    LOG_NAME,
+    atomic_save,
+    average_state_dicts,
+    catch_stop_signals,
+    changed_settings,
+    clear_run,
+    gather_rng_states,
+    list_snapshots,
+    remove_debris,
+    set_rng_state,
+    snapshot_path,
+)
+from transformer_nb.runlog import (
+    CSVLogger,
+    advance_bar,
+    interval_stats,
+    peak_flops,
+    progress_bar,
+    show_stats,
+)
 
 # defined in the recipe chapter (11a), exported here too
 _all_ = ['TrainConfig', 'TRAIN_PRESETS', 'resolve_precision']
@@ -42,8 +70,9 @@ def load_checkpoint(path, map_location='cpu') -> dict:
     "Read a checkpoint or weight file with `torch.load(weights_only=True)`."
     state = read_weights(path, map_location, what='checkpoint')  # names a broken file
     if not isinstance(state, dict):
-        raise ModelFileError(f"{path} holds a {type(state).__name__}, "
-                             "not a checkpoint (a dict)")
+        raise ModelFileError(
+            f"{path} holds a {type(state).__name__}, not a checkpoint (a dict)"
+        )
     return state
 
 # %% ../nbs/12_training.ipynb #6661d71f
@@ -55,33 +84,54 @@ def _model_weights(path) -> dict:
         raise ModelFileError(f"{path} holds no model weights (tensors)")
     return state
 
+
 def average_checkpoints(paths) -> dict:
     "Element-wise mean of the model weights in `paths` (checkpoints or weight files)."
     paths = list(paths)
-    if not paths: raise ValueError("average_checkpoints needs at least one checkpoint")
+    if not paths:
+        raise ValueError("average_checkpoints needs at least one checkpoint")
     return average_state_dicts(map(_model_weights, paths), names=paths)
 
 # %% ../nbs/12_training.ipynb #bd3bfcf1
 # settings that fix the model, the data order and one update: a resumed run keeps them
-RESUME_FIXED = ('model', 'model_overrides', 'dropout', 'direction', 'corpus',
-                'train_pairs', 'vocab_size', 'max_len', 'max_tokens', 'accum_steps',
-                'seed')
+RESUME_FIXED = (
+    'model',
+    'model_overrides',
+    'dropout',
+    'direction',
+    'corpus',
+    'train_pairs',
+    'vocab_size',
+    'max_len',
+    'max_tokens',
+    'accum_steps',
+    'seed',
+)
+
 
 class Trainer:
     "A run as a `TrainConfig` describes it: `fit()` trains, validates, saves, averages."
+
     def __init__(self, cfg: TrainConfig, resume: bool = False, overwrite: bool = False):
         self.cfg, self.out = cfg, Path(cfg.out_dir)
         self._setup_process()
         ckpt = self._open_run(resume, overwrite)  # the checkpoint to continue, or None
-        random.seed(cfg.seed); np.random.seed(cfg.seed); torch.manual_seed(cfg.seed)
+        random.seed(cfg.seed)
+        np.random.seed(cfg.seed)
+        torch.manual_seed(cfg.seed)
         self._setup_data(fresh=ckpt is None)
         self._setup_model()
-        if self.world > 1: torch.manual_seed(cfg.seed + 1000 * self.rank)  # own dropout
-        if ckpt is not None: self.load_state_dict(ckpt)
+        if self.world > 1:
+            torch.manual_seed(cfg.seed + 1000 * self.rank)  # own dropout
+        if ckpt is not None:
+            self.load_state_dict(ckpt)
         self._wrap_model()
         resume_step = self.step if ckpt else None  # the log forgets the steps after it
-        self.logger = (CSVLogger(self.out / LOG_NAME, resume_step, cfg.tensorboard)
-                       if self.is_main else None)
+        self.logger = (
+            CSVLogger(self.out / LOG_NAME, resume_step, cfg.tensorboard)
+            if self.is_main
+            else None
+        )
         self._it = self._t0 = self._saved_step = self._stop_signal = self.stopped = None
 
 # %% ../nbs/12_training.ipynb #9f916d60
@@ -92,7 +142,8 @@ def _setup_process(self: Trainer):
     self.world, self.rank = int(env.get('WORLD_SIZE', 1)), int(env.get('RANK', 0))
     self.is_main = self.rank == 0
     self.device = resolve_device(self.cfg.device)
-    if self.device.type == 'cuda': torch.cuda.set_device(self.device)
+    if self.device.type == 'cuda':
+        torch.cuda.set_device(self.device)
     if self.world > 1 and not dist.is_initialized():
         dist.init_process_group('nccl' if self.device.type == 'cuda' else 'gloo')
     if self.device.type == 'cpu':  # the cores, shared among this machine's processes
@@ -100,22 +151,40 @@ def _setup_process(self: Trainer):
         torch.set_num_threads(self.cfg.threads or max(1, share))
 
 # %% ../nbs/12_training.ipynb #2553a543
-TRAIN_CHECKPOINT_KEYS = ('step', 'elapsed', 'tokens_seen', 'best', 'best_step',
-                         'bad_evals', 'train_config', 'model', 'optimizer', 'scheduler',
-                         'scaler', 'sampler', 'rng', 'log_acc')
+TRAIN_CHECKPOINT_KEYS = (
+    'step',
+    'elapsed',
+    'tokens_seen',
+    'best',
+    'best_step',
+    'bad_evals',
+    'train_config',
+    'model',
+    'optimizer',
+    'scheduler',
+    'scaler',
+    'sampler',
+    'rng',
+    'log_acc',
+)
+
 
 def check_train_checkpoint(ckpt: dict, path) -> dict:
     "`ckpt` if it is a whole checkpoint of `Trainer.save`; else an error naming `path`."
     if ckpt.get('format') != 'transformer_nb.train':
-        raise ModelFileError(f"{path} is not a transformer_nb training checkpoint (a "
-                             "weights file cannot be resumed; resume from the "
-                             "checkpoint.pt of a run folder)")
+        raise ModelFileError(
+            f"{path} is not a transformer_nb training checkpoint (a "
+            "weights file cannot be resumed; resume from the "
+            "checkpoint.pt of a run folder)"
+        )
     missing = [k for k in TRAIN_CHECKPOINT_KEYS if k not in ckpt]
-    if missing: raise ModelFileError(f"{path} is incomplete: no {', '.join(missing)}")
+    if missing:
+        raise ModelFileError(f"{path} is incomplete: no {', '.join(missing)}")
     known = {f.name for f in fields(TrainConfig)}
     if not isinstance(ckpt['train_config'], dict) or set(ckpt['train_config']) - known:
-        raise ModelFileError(f"{path}: its train_config is not a TrainConfig "
-                             "of this version")
+        raise ModelFileError(
+            f"{path}: its train_config is not a TrainConfig of this version"
+        )
     return ckpt
 
 # %% ../nbs/12_training.ipynb #e819ab0c
@@ -123,12 +192,15 @@ def check_train_checkpoint(ckpt: dict, path) -> dict:
 def _open_run(self: Trainer, resume: bool, overwrite: bool) -> dict | None:
     "Check the run folder and the input files; the checkpoint to resume from, or None."
     ckpt = self._resume_checkpoint() if resume else None
-    if not resume and (self.out / CHECKPOINT_NAME).exists(): self._clear_run(overwrite)
+    if not resume and (self.out / CHECKPOINT_NAME).exists():
+        self._clear_run(overwrite)
     for what, f in (('corpus', self.cfg.corpus), ('tokenizer', self.cfg.tokenizer)):
         if f is not None and not Path(f).is_file():
             raise FileNotFoundError(f"{what} {f}: no such file (--{what})")
-    if self.is_main: remove_debris(self.out)
+    if self.is_main:
+        remove_debris(self.out)
     return ckpt
+
 
 @patch
 def _resume_checkpoint(self: Trainer) -> dict:
@@ -142,15 +214,20 @@ def _resume_checkpoint(self: Trainer) -> dict:
         raise ValueError(f"cannot resume {path} with a different set-up: {changed}")
     return ckpt
 
+
 @patch
 def _clear_run(self: Trainer, overwrite: bool):
     "Delete the folder's previous run, if `overwrite`: no old snapshot may be averaged."
-    if not overwrite: raise FileExistsError(
-        f"{self.out} already holds a run: resume it (resume=True, --resume), "
-        "start afresh (overwrite=True, --overwrite) or choose another out_dir "
-        "(--out-dir)")
-    if self.is_main: clear_run(self.out)
-    if self.world > 1: dist.barrier()
+    if not overwrite:
+        raise FileExistsError(
+            f"{self.out} already holds a run: resume it (resume=True, --resume), "
+            "start afresh (overwrite=True, --overwrite) or choose another out_dir "
+            "(--out-dir)"
+        )
+    if self.is_main:
+        clear_run(self.out)
+    if self.world > 1:
+        dist.barrier()
 
 # %% ../nbs/12_training.ipynb #cffd5633
 @patch
@@ -159,22 +236,33 @@ def _setup_data(self: Trainer, fresh: bool):
     cfg, tok_path = self.cfg, self.out / TOKENIZER_NAME
     self.train_pairs = load_split(cfg, 'train')
     self.valid_pairs = load_split(cfg, 'valid')
-    if fresh and self.is_main: make_tokenizer(cfg, self.train_pairs, tok_path)
-    if self.world > 1: dist.barrier()  # the others read it once it is written
+    if fresh and self.is_main:
+        make_tokenizer(cfg, self.train_pairs, tok_path)
+    if self.world > 1:
+        dist.barrier()  # the others read it once it is written
     self.tok = Tokenizer.load(tok_path)
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')  # pairs over max_len: in train_ds.dropped
         self.train_ds = PairDataset.from_pairs(self.train_pairs, self.tok, cfg.max_len)
     self.valid_ds = PairDataset.from_pairs(self.valid_pairs, self.tok)
     ds = self.train_ds
-    self.sampler = TokenBucketSampler(ds.src_lens, ds.tgt_lens, cfg.max_tokens,
-                                      seed=cfg.seed, num_replicas=self.world,
-                                      rank=self.rank)
-    if len(self.sampler) == 0: raise ValueError(
-        f"no training batch for rank {self.rank} of {self.world}: too little data")
+    self.sampler = TokenBucketSampler(
+        ds.src_lens,
+        ds.tgt_lens,
+        cfg.max_tokens,
+        seed=cfg.seed,
+        num_replicas=self.world,
+        rank=self.rank,
+    )
+    if len(self.sampler) == 0:
+        raise ValueError(
+            f"no training batch for rank {self.rank} of {self.world}: too little data"
+        )
 
 # %% ../nbs/12_training.ipynb #7d8f1244
-def _empty_acc() -> dict: return {'loss': 0.0, 'nll': 0.0, 'tokens': 0, 'time': 0.0}
+def _empty_acc() -> dict:
+    return {'loss': 0.0, 'nll': 0.0, 'tokens': 0, 'time': 0.0}
+
 
 @patch
 def _setup_model(self: Trainer):
@@ -183,7 +271,8 @@ def _setup_model(self: Trainer):
     self.model = Transformer(cfg.model_config(self.tok.vocab_size)).to(dev)
     self.n_params = self.model.num_parameters()
     self.optimizer, self.scheduler = make_optimizer(  # fused Adam where there is one
-        self.model, self.model.config.d_model, cfg.warmup, cfg.factor)
+        self.model, self.model.config.d_model, cfg.warmup, cfg.factor
+    )
     self.dtype = resolve_precision(cfg.precision, dev)
     self.scaler = torch.amp.GradScaler(dev.type, enabled=self.dtype == torch.float16)
     self.peak = peak_flops(dev)
@@ -191,29 +280,43 @@ def _setup_model(self: Trainer):
     self.best, self.best_step, self.bad_evals, self.last_val = math.inf, 0, 0, None
     self._acc = _empty_acc()  # sums since the last row of the training log
 
+
 @patch
 def _wrap_model(self: Trainer):
     "`self.net`, what the training step calls: the model, in DDP, compiled if asked."
     self.net = self.model
     if self.world > 1:
         from torch.nn.parallel import DistributedDataParallel
+
         ids = [self.device.index] if self.device.type == 'cuda' else None
         self.net = DistributedDataParallel(self.model, device_ids=ids)
-    if self.cfg.compile: self.net = torch.compile(self.net)
+    if self.cfg.compile:
+        self.net = torch.compile(self.net)
 
 # %% ../nbs/12_training.ipynb #48e53b84
 @patch
 def state_dict(self: Trainer) -> dict:
     "All it takes to continue exactly: weights, optimizer, schedule, sampler, RNGs."
-    counters = {k: getattr(self, k) for k in ('step', 'elapsed', 'tokens_seen', 'best',
-                                              'best_step', 'bad_evals')}
-    parts = {k: getattr(self, k).state_dict()
-             for k in ('model', 'optimizer', 'scheduler', 'scaler', 'sampler')}
-    return {'format': 'transformer_nb.train', 'version': 1, **counters,
-            'elapsed': self._clock(), 'train_config': self.cfg.to_dict(),
-            'model_config': self.model.config.to_dict(), **parts,
-            'rng': gather_rng_states(self.world),  # one per process
-            'log_acc': {k: float(v) for k, v in self._acc.items()}}  # the open log row
+    counters = {
+        k: getattr(self, k)
+        for k in ('step', 'elapsed', 'tokens_seen', 'best', 'best_step', 'bad_evals')
+    }
+    parts = {
+        k: getattr(self, k).state_dict()
+        for k in ('model', 'optimizer', 'scheduler', 'scaler', 'sampler')
+    }
+    return {
+        'format': 'transformer_nb.train',
+        'version': 1,
+        **counters,
+        'elapsed': self._clock(),
+        'train_config': self.cfg.to_dict(),
+        'model_config': self.model.config.to_dict(),
+        **parts,
+        'rng': gather_rng_states(self.world),  # one per process
+        'log_acc': {k: float(v) for k, v in self._acc.items()},
+    }  # the open log row
+
 
 @patch
 def load_state_dict(self: Trainer, ckpt: dict):
@@ -226,7 +329,8 @@ def load_state_dict(self: Trainer, ckpt: dict):
     for k in ('step', 'elapsed', 'tokens_seen', 'best', 'best_step', 'bad_evals'):
         setattr(self, k, ckpt[k])
     self._acc = dict(ckpt['log_acc'])
-    if len(ckpt['rng']) == self.world: set_rng_state(ckpt['rng'][self.rank])
+    if len(ckpt['rng']) == self.world:
+        set_rng_state(ckpt['rng'][self.rank])
 
 # %% ../nbs/12_training.ipynb #35a4112c
 @patch
@@ -234,15 +338,19 @@ def save(self: Trainer):
     "Write `checkpoint.pt` (to resume) and a weight snapshot (to average), atomically."
     state = self.state_dict()  # every process takes part: random states are gathered
     self._saved_step = self.step
-    if not self.is_main: return
+    if not self.is_main:
+        return
     atomic_save(state, self.out / CHECKPOINT_NAME)
     atomic_save(state['model'], snapshot_path(self.out, self.step))
-    for old in self.snapshots()[:-self.cfg.keep_checkpoints]: old.unlink()
+    for old in self.snapshots()[: -self.cfg.keep_checkpoints]:
+        old.unlink()
+
 
 @patch
 def snapshots(self: Trainer) -> list:
     "Weight snapshots on disk, oldest first."
     return list_snapshots(self.out)
+
 
 @patch
 def _clock(self: Trainer) -> float:
@@ -254,15 +362,18 @@ def _clock(self: Trainer) -> float:
 @patch
 def autocast(self: Trainer):
     "Mixed-precision context for the forward pass (a no-op in float32)."
-    return torch.autocast(self.device.type, dtype=self.dtype,
-                          enabled=self.dtype != torch.float32)
+    return torch.autocast(
+        self.device.type, dtype=self.dtype, enabled=self.dtype != torch.float32
+    )
+
 
 @patch
 def _next_group(self: Trainer) -> list:
     "The padded (src, tgt) batches of the next update: up to `accum_steps`, one epoch."
     group, pad, s = [], self.tok.pad_token_id, self.sampler
     while len(group) < self.cfg.accum_steps and s.position < len(s):
-        if self._it is None: self._it = iter(self.sampler)
+        if self._it is None:
+            self._it = iter(self.sampler)
         group.append(collate([self.train_ds[i] for i in next(self._it)], pad))
     return group
 
@@ -274,7 +385,8 @@ def train_step(self: Trainer, group: list) -> dict:
     n_tok = n_local = sum(int((t != pad).sum()) for _, t in group)  # this process's
     if self.world > 1:  # ... and the whole update's
         t = torch.tensor([n_local], dtype=torch.float64, device=dev)
-        dist.all_reduce(t); n_tok = int(t.item())
+        dist.all_reduce(t)
+        n_tok = int(t.item())
     loss_sum = nll_sum = 0.0
     for i, (src, tgt) in enumerate(group):
         src, tgt = src.to(dev, non_blocking=True), tgt.to(dev, non_blocking=True)
@@ -282,18 +394,32 @@ def train_step(self: Trainer, group: list) -> dict:
         with contextlib.nullcontext() if last else self.net.no_sync():  # one all-reduce
             with self.autocast():
                 logits = self.net(src, shift_right(tgt, bos))  # (B, T, V)
-            loss, nll = label_smoothed_nll(logits, tgt, self.cfg.label_smoothing, pad,
-                                           reduction='sum', return_nll=True)
+            loss, nll = label_smoothed_nll(
+                logits,
+                tgt,
+                self.cfg.label_smoothing,
+                pad,
+                reduction='sum',
+                return_nll=True,
+            )
             self.scaler.scale(loss * (self.world / n_tok)).backward()  # DDP: ÷ world
         loss_sum, nll_sum = loss_sum + loss.detach(), nll_sum + nll.detach()
     self.scaler.unscale_(self.optimizer)
     clip, params = self.cfg.clip_norm, self.model.parameters()
     grad_norm = nn.utils.clip_grad_norm_(params, clip) if clip else None
     lr = self.optimizer.param_groups[0]['lr']  # the rate this update uses
-    self.scaler.step(self.optimizer); self.scaler.update()
-    self.scheduler.step(); self.optimizer.zero_grad(set_to_none=True)
-    return {'loss': loss_sum, 'nll': nll_sum, 'tokens': n_local, 'update_tokens': n_tok,
-            'lr': lr, 'grad_norm': grad_norm}
+    self.scaler.step(self.optimizer)
+    self.scaler.update()
+    self.scheduler.step()
+    self.optimizer.zero_grad(set_to_none=True)
+    return {
+        'loss': loss_sum,
+        'nll': nll_sum,
+        'tokens': n_local,
+        'update_tokens': n_tok,
+        'lr': lr,
+        'grad_norm': grad_norm,
+    }
 
 # %% ../nbs/12_training.ipynb #0fbe2533
 @torch.no_grad()
@@ -308,42 +434,68 @@ def evaluate_loss(
     "Label-smoothed loss, NLL, perplexity, token accuracy per target token (eval mode)."
     pad, bos = model.config.pad_token_id, model.config.bos_token_id
     budget = max(max_tokens, *ds.src_lens, *ds.tgt_lens)
-    was = model.training; model.eval()
+    was = model.training
+    model.eval()
     loss = nll = correct = n = 0.0
     sampler = TokenBucketSampler(ds.src_lens, ds.tgt_lens, budget, shuffle=False)
     for idx in sampler.batches(0):
         src, tgt = (t.to(device) for t in collate([ds[i] for i in idx], pad))
-        with autocast(): logits = model(src, shift_right(tgt, bos))  # (B, T, V)
-        l, nl = label_smoothed_nll(logits, tgt, smoothing, pad, reduction='sum',
-                                   return_nll=True)
+        with autocast():
+            logits = model(src, shift_right(tgt, bos))  # (B, T, V)
+        l, nl = label_smoothed_nll(
+            logits, tgt, smoothing, pad, reduction='sum', return_nll=True
+        )
         loss, nll, real = loss + float(l), nll + float(nl), tgt != pad
         correct += float(((logits.argmax(-1) == tgt) & real).sum())
         n += float(real.sum())
     model.train(was)
-    return {'loss': loss / n, 'nll': nll / n, 'ppl': perplexity(nll, n),
-            'acc': correct / n, 'tokens': int(n)}
+    return {
+        'loss': loss / n,
+        'nll': nll / n,
+        'ppl': perplexity(nll, n),
+        'acc': correct / n,
+        'tokens': int(n),
+    }
 
 # %% ../nbs/12_training.ipynb #087a675c
 @patch
 def validate(self: Trainer, model: nn.Module | None = None, split='valid') -> dict:
     "Validate on rank 0, share the loss, log it, keep the best weights, count patience."
     c, model = self.cfg, model or self.model
-    res = (evaluate_loss(model, self.valid_ds, c.label_smoothing, c.max_tokens,
-                         self.device, self.autocast) if self.is_main else {'loss': 0.0})
+    res = (
+        evaluate_loss(
+            model,
+            self.valid_ds,
+            c.label_smoothing,
+            c.max_tokens,
+            self.device,
+            self.autocast,
+        )
+        if self.is_main
+        else {'loss': 0.0}
+    )
     if self.world > 1:
         t = torch.tensor([res['loss']], device=self.device)
-        dist.broadcast(t, 0); res['loss'] = float(t)
+        dist.broadcast(t, 0)
+        res['loss'] = float(t)
     res['step'] = self.step
     if self.is_main:
-        self.logger.log(step=self.step, epoch=self.sampler.epoch, split=split,
-                        time_s=round(self._clock(), 2),
-                        **{k: res[k] for k in ('loss', 'nll', 'ppl', 'acc', 'tokens')})
-    if split != 'valid': return res
+        self.logger.log(
+            step=self.step,
+            epoch=self.sampler.epoch,
+            split=split,
+            time_s=round(self._clock(), 2),
+            **{k: res[k] for k in ('loss', 'nll', 'ppl', 'acc', 'tokens')},
+        )
+    if split != 'valid':
+        return res
     self.last_val = res
     if res['loss'] < self.best:
         self.best, self.best_step, self.bad_evals = res['loss'], self.step, 0
-        if self.is_main: atomic_save(self.model.state_dict(), self.out / BEST_NAME)
-    else: self.bad_evals += 1
+        if self.is_main:
+            atomic_save(self.model.state_dict(), self.out / BEST_NAME)
+    else:
+        self.bad_evals += 1
     return res
 
 # %% ../nbs/12_training.ipynb #71fe4443
@@ -352,19 +504,29 @@ def _signals(self: Trainer, defer: bool = False):
     "While training: a first SIGINT or SIGTERM stops at the next step, a second now."
     return catch_stop_signals(self, defer)  # sets self._stop_signal
 
+
 @patch
 def _stop_reason(self: Trainer) -> str | None:
     "Why training should stop now (the same answer on every process), or None."
     c = self.cfg
     out_of_time = bool(c.time_budget and self._clock() >= 60 * c.time_budget)
-    flags = torch.tensor([self._stop_signal is not None, out_of_time],
-                         dtype=torch.float32, device=self.device)
-    if self.world > 1: dist.all_reduce(flags, op=dist.ReduceOp.MAX)
-    if flags[0]: return 'interrupted'
-    if c.max_steps and self.step >= c.max_steps: return 'max_steps'
-    if c.epochs and self.sampler.epoch >= c.epochs: return 'epochs'
-    if flags[1]: return 'time_budget'
-    if c.patience and self.bad_evals >= c.patience: return 'early_stopping'
+    flags = torch.tensor(
+        [self._stop_signal is not None, out_of_time],
+        dtype=torch.float32,
+        device=self.device,
+    )
+    if self.world > 1:
+        dist.all_reduce(flags, op=dist.ReduceOp.MAX)
+    if flags[0]:
+        return 'interrupted'
+    if c.max_steps and self.step >= c.max_steps:
+        return 'max_steps'
+    if c.epochs and self.sampler.epoch >= c.epochs:
+        return 'epochs'
+    if flags[1]:
+        return 'time_budget'
+    if c.patience and self.bad_evals >= c.patience:
+        return 'early_stopping'
     return None
 
 # %% ../nbs/12_training.ipynb #c17fb53f
@@ -374,21 +536,35 @@ def fit(self: Trainer) -> dict:
     self._t0, self._saved_step, self._stop_signal = time.perf_counter(), None, None
     c = self.cfg
     per_epoch = math.ceil(len(self.sampler) / c.accum_steps)
-    bar = progress_bar(c.max_steps or (per_epoch * c.epochs if c.epochs else None),
-                       self.step) if c.progress and self.is_main else None
+    bar = (
+        progress_bar(
+            c.max_steps or (per_epoch * c.epochs if c.epochs else None), self.step
+        )
+        if c.progress and self.is_main
+        else None
+    )
     try:
         with self._signals():
-            while (reason := self._stop_reason()) is None: self._one_update(bar)
+            while (reason := self._stop_reason()) is None:
+                self._one_update(bar)
     except KeyboardInterrupt:  # a second Ctrl-C: the update may be half done: no save
         reason = 'killed'
     self.stopped = reason
-    if bar is not None: bar.close()
+    if bar is not None:
+        bar.close()
     if reason != 'killed' and self._saved_step != self.step:
-        with self._signals(defer=True): self.save()  # Ctrl-C now waits for the save
+        with self._signals(defer=True):
+            self.save()  # Ctrl-C now waits for the save
     self.elapsed, self._t0 = self._clock(), None
-    summary = {'stopped': reason, 'step': self.step, 'epoch': self.sampler.epoch,
-               'time_s': round(self.elapsed, 1), 'tokens_seen': self.tokens_seen}
-    if reason in ('interrupted', 'killed'): return summary
+    summary = {
+        'stopped': reason,
+        'step': self.step,
+        'epoch': self.sampler.epoch,
+        'time_s': round(self.elapsed, 1),
+        'tokens_seen': self.tokens_seen,
+    }
+    if reason in ('interrupted', 'killed'):
+        return summary
     return self._finish(summary)
 
 # %% ../nbs/12_training.ipynb #675fa257
@@ -397,45 +573,65 @@ def _one_update(self: Trainer, bar):
     "One update and what falls due after it: a log row, the epoch's end, a validation."
     c, t = self.cfg, time.perf_counter()
     out = self.train_step(self._next_group())
-    if self.device.type == 'cuda': torch.cuda.synchronize()
+    if self.device.type == 'cuda':
+        torch.cuda.synchronize()
     self._acc['time'] += time.perf_counter() - t
-    self.step += 1; self.tokens_seen += out['update_tokens']
-    for k in ('loss', 'nll', 'tokens'): self._acc[k] += out[k]
+    self.step += 1
+    self.tokens_seen += out['update_tokens']
+    for k in ('loss', 'nll', 'tokens'):
+        self._acc[k] += out[k]
     if bar is not None:  # one step more, and the time left if only the clock limits it
         advance_bar(bar, 60 * c.time_budget - self._clock() if c.time_budget else None)
     if self.step % c.log_every == 0:
-        self._log_train(self._acc, out, bar); self._acc = _empty_acc()
+        self._log_train(self._acc, out, bar)
+        self._acc = _empty_acc()
     if self.sampler.position >= len(self.sampler):  # the epoch is over
-        if c.eval_every is None: self.validate()
-        self.sampler.set_epoch(self.sampler.epoch + 1); self._it = None
-    if c.eval_every and self.step % c.eval_every == 0: self.validate()
-    if c.save_every and self.step % c.save_every == 0: self.save()
+        if c.eval_every is None:
+            self.validate()
+        self.sampler.set_epoch(self.sampler.epoch + 1)
+        self._it = None
+    if c.eval_every and self.step % c.eval_every == 0:
+        self.validate()
+    if c.save_every and self.step % c.save_every == 0:
+        self.save()
+
 
 @patch
 def _log_train(self: Trainer, acc: dict, out: dict, bar):
     "A row of the log: the interval's means over all processes, lr, tokens/s, MFU."
     stats = interval_stats(acc, self.world, self.device, self.n_params, self.peak)
-    if not self.is_main: return
+    if not self.is_main:
+        return
     gn = out['grad_norm']
-    self.logger.log(step=self.step, epoch=self.sampler.epoch, split='train',
-                    time_s=round(self._clock(), 2), lr=out['lr'], **stats,
-                    grad_norm=None if gn is None else round(float(gn), 4))
-    if bar is not None: show_stats(bar, stats, out['lr'])
+    self.logger.log(
+        step=self.step,
+        epoch=self.sampler.epoch,
+        split='train',
+        time_s=round(self._clock(), 2),
+        lr=out['lr'],
+        **stats,
+        grad_norm=None if gn is None else round(float(gn), 4),
+    )
+    if bar is not None:
+        show_stats(bar, stats, out['lr'])
 
 # %% ../nbs/12_training.ipynb #b40f0f40
 @patch
 def _finish(self: Trainer, summary: dict) -> dict:
     "After a run reached its limit: validate the last weights, average the snapshots."
     c = self.cfg
-    if self.last_val is None or self.last_val['step'] != self.step: self.validate()
+    if self.last_val is None or self.last_val['step'] != self.step:
+        self.validate()
     summary.update(val=self.last_val, best_val_loss=self.best, best_step=self.best_step)
     if c.average_last > 1 and len(self.snapshots()) > 1:
         if self.is_main:
-            avg = average_checkpoints(self.snapshots()[-c.average_last:])
+            avg = average_checkpoints(self.snapshots()[-c.average_last :])
             atomic_save(avg, self.out / AVERAGED_NAME)
             summary['val_averaged'] = self.validate(self.final_model(), 'valid_avg')
-        if self.world > 1: dist.barrier()
-    if self.logger is not None: self.logger.close()
+        if self.world > 1:
+            dist.barrier()
+    if self.logger is not None:
+        self.logger.close()
     return summary
 
 # %% ../nbs/12_training.ipynb #8ed8957e
@@ -448,24 +644,34 @@ def final_model(self: Trainer, which: str = 'averaged') -> Transformer:
     name = {'averaged': AVERAGED_NAME, 'best': BEST_NAME}.get(which)
     path = self.out / name if name else None
     found = path is not None and path.exists()
-    model.load_state_dict(load_checkpoint(path, self.device) if found
-                          else self.model.state_dict())
+    model.load_state_dict(
+        load_checkpoint(path, self.device) if found else self.model.state_dict()
+    )
     return model.eval()
 
+
 @patch
-def export(self: Trainer, path, which: str = 'averaged',
-           dtype: torch.dtype | None = torch.float16) -> Path:
+def export(
+    self: Trainer,
+    path,
+    which: str = 'averaged',
+    dtype: torch.dtype | None = torch.float16,
+) -> Path:
     "`save_pretrained` of the final model and tokenizer (float16), the log, settings."
     model = self.final_model(which).cpu()
-    if dtype is not None: model = model.to(dtype)  # first: the tied matrix stays one
-    path = save_pretrained(model, path, tokenizer_file=self.out / TOKENIZER_NAME,
-                           dtype=dtype)
+    if dtype is not None:
+        model = model.to(dtype)  # first: the tied matrix stays one
+    path = save_pretrained(
+        model, path, tokenizer_file=self.out / TOKENIZER_NAME, dtype=dtype
+    )
     if (self.out / LOG_NAME).exists():
         shutil.copyfile(self.out / LOG_NAME, path / 'training_log.csv')
     settings = {**self.cfg.to_dict(), 'weights': which, 'steps': self.step}
     (path / 'training_config.json').write_text(json.dumps(settings, indent=2))
     return path
 
+
 if __name__ == '__main__' and not in_ipython():  # python -m transformer_nb.train
     from transformer_nb.cli import main as cli
+
     sys.exit(cli(['train', *sys.argv[1:]]))

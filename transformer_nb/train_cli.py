@@ -13,15 +13,29 @@ from pathlib import Path
 import torch.distributed as dist
 from fastcore.docments import docments
 
-from .utils import (ArgumentParser, UsageError, in_ipython,
-                                  resolve_device, run_main)
+from transformer_nb.utils import (
+    ArgumentParser,
+    UsageError,
+    in_ipython,
+    resolve_device,
+    run_main,
+)
 from .model import PRESETS
 from .data import BASELINE_BOOKS
 from .checkpoint import CHECKPOINT_NAME, atomic_save
-from .recipe import (DIRECTIONS, PRECISIONS, TRAIN_PRESETS, TrainConfig,
-                                   load_split)
-from .train import (Trainer, average_checkpoints, check_train_checkpoint,
-                                  load_checkpoint)
+from transformer_nb.recipe import (
+    DIRECTIONS,
+    PRECISIONS,
+    TRAIN_PRESETS,
+    TrainConfig,
+    load_split,
+)
+from transformer_nb.train import (
+    Trainer,
+    average_checkpoints,
+    check_train_checkpoint,
+    load_checkpoint,
+)
 from .evaluate import corpus_scores, translate
 
 # %% ../nbs/96_train_cli.ipynb #cb12794b
@@ -29,66 +43,117 @@ def presets_help() -> str:
     "The presets, one line each, for the end of `--help`."
     lines = ['presets (--preset NAME):']
     for name, d in TRAIN_PRESETS.items():
-        stop = (f"{d['time_budget']:g} minutes" if 'time_budget' in d
-                else f"{d.get('max_steps')} steps")
-        lines.append(f"  {name:6} model {d['model']}, {d['vocab_size']} pieces, "
-                     f"batches of {d['max_tokens']} tokens, {stop}, in {d['out_dir']}")
+        stop = (
+            f"{d['time_budget']:g} minutes"
+            if 'time_budget' in d
+            else f"{d.get('max_steps')} steps"
+        )
+        lines.append(
+            f"  {name:6} model {d['model']}, {d['vocab_size']} pieces, "
+            f"batches of {d['max_tokens']} tokens, {stop}, in {d['out_dir']}"
+        )
     return '\n'.join(lines)
+
 
 def _field_parser(f):
     "A converter from text to field `f`'s type ('none': None if allowed; dicts: JSON)."
     args = typing.get_args(f.type) or (f.type,)
     base = next(a for a in args if a is not type(None))
+
     def parse(text: str):
-        if type(None) in args and text.lower() == 'none': return None
-        try: return json.loads(text) if base is dict else base(text)
+        if type(None) in args and text.lower() == 'none':
+            return None
+        try:
+            return json.loads(text) if base is dict else base(text)
         except ValueError:
             kind = 'JSON' if base is dict else f'a {base.__name__}'
             raise argparse.ArgumentTypeError(f"not {kind}: {text!r}") from None
+
     parse.__name__ = getattr(base, '__name__', str(base))  # argparse names it in errors
     return parse
 
 # %% ../nbs/96_train_cli.ipynb #e0b6f10b
 def _add_actions(p: argparse.ArgumentParser):
     "The flags that are not configuration fields: what to do before and after training."
-    p.add_argument('--preset', choices=sorted(TRAIN_PRESETS), help='start from a '
-                   'training preset (see below); other flags override it')
-    p.add_argument('--resume', action='store_true', help='continue the run in '
-                   '--out-dir from its checkpoint (flags given now override)')
-    p.add_argument('--overwrite', action='store_true', help='start afresh in an '
-                   '--out-dir that holds a previous run (its checkpoints are deleted)')
-    p.add_argument('--export', metavar='DIR', help='afterwards, save the model '
-                   '(float16) and tokenizer there with save_pretrained')
-    p.add_argument('--export-weights', choices=('averaged', 'best', 'last'),
-                   default='averaged', help='which weights to export and score '
-                   '(default: averaged)')
-    p.add_argument('--bleu', action='store_true', help='afterwards, greedy BLEU/chrF '
-                   'on the test split and on the seven short books')
-    p.add_argument('--average', nargs='+', metavar='CKPT', help='only average these '
-                   'checkpoints into --average-out, then exit')
-    p.add_argument('--average-out', metavar='FILE',
-                   help='output file of --average (required with it)')
+    p.add_argument(
+        '--preset',
+        choices=sorted(TRAIN_PRESETS),
+        help='start from a training preset (see below); other flags override it',
+    )
+    p.add_argument(
+        '--resume',
+        action='store_true',
+        help='continue the run in '
+        '--out-dir from its checkpoint (flags given now override)',
+    )
+    p.add_argument(
+        '--overwrite',
+        action='store_true',
+        help='start afresh in an '
+        '--out-dir that holds a previous run (its checkpoints are deleted)',
+    )
+    p.add_argument(
+        '--export',
+        metavar='DIR',
+        help='afterwards, save the model '
+        '(float16) and tokenizer there with save_pretrained',
+    )
+    p.add_argument(
+        '--export-weights',
+        choices=('averaged', 'best', 'last'),
+        default='averaged',
+        help='which weights to export and score (default: averaged)',
+    )
+    p.add_argument(
+        '--bleu',
+        action='store_true',
+        help='afterwards, greedy BLEU/chrF '
+        'on the test split and on the seven short books',
+    )
+    p.add_argument(
+        '--average',
+        nargs='+',
+        metavar='CKPT',
+        help='only average these checkpoints into --average-out, then exit',
+    )
+    p.add_argument(
+        '--average-out',
+        metavar='FILE',
+        help='output file of --average (required with it)',
+    )
 
 # %% ../nbs/96_train_cli.ipynb #cf4d205e
 def _add_config_flags(p: argparse.ArgumentParser):
     "One flag per `TrainConfig` field, with the field's comment, default and choices."
     g = p.add_argument_group('training configuration (TrainConfig fields)')
     helps, defaults = docments(TrainConfig), TrainConfig.__dataclass_fields__
-    choices = {'model': sorted(PRESETS), 'precision': PRECISIONS,
-               'direction': DIRECTIONS}
+    choices = {
+        'model': sorted(PRESETS),
+        'precision': PRECISIONS,
+        'direction': DIRECTIONS,
+    }
     for f in fields(TrainConfig):
         flag = '--' + f.name.replace('_', '-')
         d = defaults[f.name].default
         text = (helps.get(f.name) or f.name).replace('%', '%%')
-        if f.name in choices: text += f"; one of {', '.join(choices[f.name])}"
+        if f.name in choices:
+            text += f"; one of {', '.join(choices[f.name])}"
         text += '' if isinstance(d, dataclasses._MISSING_TYPE) else f' (default: {d})'
         if f.type is bool:
-            g.add_argument(flag, action=argparse.BooleanOptionalAction, default=None,
-                           help=text)
+            g.add_argument(
+                flag, action=argparse.BooleanOptionalAction, default=None, help=text
+            )
             continue
         metavar = 'MINUTES' if f.name == 'time_budget' else f.name.upper()
-        g.add_argument(flag, type=_field_parser(f), default=None, help=text,
-                       metavar=metavar, choices=choices.get(f.name))
+        g.add_argument(
+            flag,
+            type=_field_parser(f),
+            default=None,
+            help=text,
+            metavar=metavar,
+            choices=choices.get(f.name),
+        )
+
 
 def build_parser():
     "The parser of `transformer-nb train`: the actions, then the `TrainConfig` fields."
@@ -96,28 +161,38 @@ def build_parser():
         prog='transformer-nb train',
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description='Train the encoder-decoder Transformer (default: on the shipped '
-                    'Spanish-English corpus).', epilog=presets_help())
-    _add_actions(p); _add_config_flags(p)
+        'Spanish-English corpus).',
+        epilog=presets_help(),
+    )
+    _add_actions(p)
+    _add_config_flags(p)
     return p
 
 # %% ../nbs/96_train_cli.ipynb #ceab5e55
 def _settings(args) -> dict:
     "The run's settings: the preset's (resuming: the checkpoint's), the flags on top."
-    given = {f.name: getattr(args, f.name) for f in fields(TrainConfig)
-             if getattr(args, f.name) is not None}
+    given = {
+        f.name: getattr(args, f.name)
+        for f in fields(TrainConfig)
+        if getattr(args, f.name) is not None
+    }
     base = dict(TRAIN_PRESETS[args.preset]) if args.preset else {}
     if args.resume:  # the run's own settings, the flags given now on top
         out = Path(given.get('out_dir', base.get('out_dir', TrainConfig.out_dir)))
         path = out / CHECKPOINT_NAME
         if not path.exists():
-            raise UsageError(f"--resume: no {CHECKPOINT_NAME} in {out}; give the run's "
-                             "--out-dir, or start a new run there without --resume")
+            raise UsageError(
+                f"--resume: no {CHECKPOINT_NAME} in {out}; give the run's "
+                "--out-dir, or start a new run there without --resume"
+            )
         base = check_train_checkpoint(load_checkpoint(path), path)['train_config']
     return {**base, **given}
 
+
 def config_from_flags(settings: dict) -> TrainConfig:
     "A `TrainConfig`; a bad value is a usage error that names its flag."
-    try: return TrainConfig(**settings)
+    try:
+        return TrainConfig(**settings)
     except (TypeError, ValueError) as e:
         m = re.match(r"(?:TrainConfig: )?(\w+) must", str(e))  # the field it names
         known = m and m[1] in TrainConfig.__dataclass_fields__
@@ -141,27 +216,37 @@ def score_run(trainer: Trainer, which: str = 'averaged', out_dir=None) -> dict:
 # %% ../nbs/96_train_cli.ipynb #c8d68f1d
 def _average(args, p) -> int:
     "`--average`: the mean of the given checkpoints, written to `--average-out`."
-    if not args.average_out: p.error('--average needs --average-out FILE')
+    if not args.average_out:
+        p.error('--average needs --average-out FILE')
     atomic_save(average_checkpoints(args.average), args.average_out)
     print(f'averaged {len(args.average)} checkpoints into {args.average_out}')
     return 0
 
+
 def _check_outputs(cfg: TrainConfig, args):
     "Usage errors that can be found before any data is loaded."
-    try: resolve_device(cfg.device)
-    except ValueError as e: raise UsageError(f"--device: {e}") from None
+    try:
+        resolve_device(cfg.device)
+    except ValueError as e:
+        raise UsageError(f"--device: {e}") from None
     if args.export and Path(args.export).exists() and not Path(args.export).is_dir():
-        raise UsageError(f"--export {args.export}: a file is in the way (a folder is "
-                         "written there)")
+        raise UsageError(
+            f"--export {args.export}: a file is in the way (a folder is written there)"
+        )
+
 
 def _report(trainer: Trainer, summary: dict, args, interrupted: bool):
     "Print the summary; then either how to continue, or the export and the scores."
     print(json.dumps(summary, default=float))
     if interrupted:
-        print(f"stopped by a signal at step {trainer.step}; continue with: "
-              f"--resume --out-dir {trainer.out}", file=sys.stderr)
+        print(
+            f"stopped by a signal at step {trainer.step}; continue with: "
+            f"--resume --out-dir {trainer.out}",
+            file=sys.stderr,
+        )
         return
-    if args.export: print(f'saved {trainer.export(args.export, args.export_weights)}')
+    if args.export:
+        print(f'saved {trainer.export(args.export, args.export_weights)}')
     if args.bleu:
         print(json.dumps(score_run(trainer, args.export_weights, args.export)))
 
@@ -170,16 +255,22 @@ def main(argv=None) -> int:
     "`transformer-nb train`: train or resume a run, maybe export and score it: status."
     p = build_parser()
     args = p.parse_args(argv)
-    if args.average: return _average(args, p)
+    if args.average:
+        return _average(args, p)
     cfg = config_from_flags(_settings(args))
     _check_outputs(cfg, args)
-    try: trainer = Trainer(cfg, resume=args.resume, overwrite=args.overwrite)
-    except FileExistsError as e: raise UsageError(str(e)) from None
+    try:
+        trainer = Trainer(cfg, resume=args.resume, overwrite=args.overwrite)
+    except FileExistsError as e:
+        raise UsageError(str(e)) from None
     summary = trainer.fit()
     interrupted = summary['stopped'] in ('interrupted', 'killed')
-    if trainer.is_main: _report(trainer, summary, args, interrupted)
-    if trainer.world > 1: dist.destroy_process_group()
+    if trainer.is_main:
+        _report(trainer, summary, args, interrupted)
+    if trainer.world > 1:
+        dist.destroy_process_group()
     return 130 if interrupted else 0
+
 
 if __name__ == '__main__' and not in_ipython():  # python -m transformer_nb.train_cli
     sys.exit(run_main(main, prog='transformer-nb train'))

@@ -14,13 +14,30 @@ from torch import nn, Tensor
 from torch.nn.utils.rnn import pad_sequence
 from tqdm import tqdm
 from .data import Tokenizer
-from .model import (CONFIG_NAME, TOKENIZER_NAME, WEIGHTS_NAME,
-                                  Transformer, check_model_dir, load_pretrained)
-from .generate import (generate, onednn_available, pack_for_cpu,
-                                     split_projections, unpack_linears)
+from transformer_nb.model import (
+    CONFIG_NAME,
+    TOKENIZER_NAME,
+    WEIGHTS_NAME,
+    Transformer,
+    check_model_dir,
+    load_pretrained,
+)
+from transformer_nb.generate import (
+    generate,
+    onednn_available,
+    pack_for_cpu,
+    split_projections,
+    unpack_linears,
+)
 from .beam import beam_search, check_length_penalty
-from .utils import (ArgumentParser, UsageError, float_in, in_ipython,
-                                  int_in, resolve_device)
+from transformer_nb.utils import (
+    ArgumentParser,
+    UsageError,
+    float_in,
+    in_ipython,
+    int_in,
+    resolve_device,
+)
 
 # %% ../nbs/15_translate.ipynb #bf570a60
 def encode_sources(
@@ -28,132 +45,229 @@ def encode_sources(
     sentences: Sequence[str],
     max_len: int,  # the model's max_len: longest source it can read, ⟨EOS⟩ included
 ) -> tuple[list, list]:  # ids per sentence, indices of the truncated ones
-    "Source ids (pieces + ⟨EOS⟩) of each sentence, cut to `max_len` tokens (the last one kept ⟨EOS⟩); also which were cut."
-    if max_len < 2: raise ValueError(f"max_len must be at least 2 (one piece and ⟨EOS⟩), got {max_len}")
+    """Source ids (pieces + ⟨EOS⟩) of each sentence, cut to `max_len` tokens (the last
+    one kept ⟨EOS⟩); also which were cut."""
+    if max_len < 2:
+        raise ValueError(
+            f"max_len must be at least 2 (one piece and ⟨EOS⟩), got {max_len}"
+        )
     ids = tok.encode(list(sentences))  # each: pieces + eos
     cut = [i for i, x in enumerate(ids) if len(x) > max_len]
-    for i in cut: ids[i] = ids[i][:max_len - 1] + [tok.eos_token_id]
+    for i in cut:
+        ids[i] = ids[i][: max_len - 1] + [tok.eos_token_id]
     return ids, cut
 
-def tensor_of(rows: Sequence[Sequence[int]], pad_token_id: int = 0) -> Tensor:  # -> (B, longest) long
+
+# -> (B, longest) long
+def tensor_of(rows: Sequence[Sequence[int]], pad_token_id: int = 0) -> Tensor:
     "Right-padded batch of id lists."
-    return pad_sequence([torch.tensor(r, dtype=torch.long) for r in rows], batch_first=True, padding_value=pad_token_id)
+    return pad_sequence(
+        [torch.tensor(r, dtype=torch.long) for r in rows],
+        batch_first=True,
+        padding_value=pad_token_id,
+    )
 
 # %% ../nbs/15_translate.ipynb #a704b8e4
 def quantize_int8(
     model: Transformer,  # a float model; it is copied, not changed
 ) -> Transformer:  # a CPU copy whose every nn.Linear holds int8 weights
-    "An int8 copy of `model` for CPU inference: dynamic quantisation of every matrix product."
+    """An int8 copy of `model` for CPU inference: dynamic quantisation of every matrix
+    product."""
     import copy
     from torch.ao.quantization import per_channel_dynamic_qconfig, quantize_dynamic
+
     m = unpack_linears(copy.deepcopy(model)).float().cpu().eval()  # packed: plain again
+
     def linear(w, b):  # a block of in_proj as an nn.Linear of its own
         lin = nn.Linear(w.size(1), w.size(0), bias=b is not None)
         with torch.no_grad():
             lin.weight.copy_(w)
-            if b is not None: lin.bias.copy_(b)
+            if b is not None:
+                lin.bias.copy_(b)
         return lin
-    split_projections(m, linear)  # W_q and [W_k; W_v] as modules, so they are quantised too
-    with warnings.catch_warnings():  # torch.ao.quantization announces its move to torchao
+
+    # W_q and [W_k; W_v] as modules, so they are quantised too
+    split_projections(m, linear)
+    # torch.ao.quantization announces its move to torchao
+    with warnings.catch_warnings():
         warnings.simplefilter('ignore')
-        return quantize_dynamic(m, {nn.Linear: per_channel_dynamic_qconfig}, dtype=torch.qint8)
+        return quantize_dynamic(
+            m, {nn.Linear: per_channel_dynamic_qconfig}, dtype=torch.qint8
+        )
 
 # %% ../nbs/15_translate.ipynb #f38044e3
-SEARCH_DEFAULTS = dict(num_beams=4, length_penalty=0.6, length_penalty_form='gnmt', early_stopping=False,
-                       max_new_tokens=None, min_new_tokens=0, num_beam_groups=1, diversity_penalty=0.0,
-                       repetition_penalty=1.0, repetition_window=None, no_repeat_ngram_size=0)
+SEARCH_DEFAULTS = dict(
+    num_beams=4,
+    length_penalty=0.6,
+    length_penalty_form='gnmt',
+    early_stopping=False,
+    max_new_tokens=None,
+    min_new_tokens=0,
+    num_beam_groups=1,
+    diversity_penalty=0.0,
+    repetition_penalty=1.0,
+    repetition_window=None,
+    no_repeat_ngram_size=0,
+)
+
 
 def _packable(model: Transformer) -> bool:
     "A float32 CPU model with plain nn.Linear layers, on a PyTorch build with oneDNN."
     p = next(model.parameters())
-    return (p.device.type == 'cpu' and p.dtype == torch.float32 and onednn_available()
-            and any(type(m) is nn.Linear for m in model.modules()))
+    return (
+        p.device.type == 'cpu'
+        and p.dtype == torch.float32
+        and onednn_available()
+        and any(type(m) is nn.Linear for m in model.modules())
+    )
+
 
 class Translator:
-    "A model, its tokenizer and decoding settings: `translate(sentences) -> translations`, batched by length."
+    """A model, its tokenizer and decoding settings: `translate(sentences) ->
+    translations`, batched by length."""
+
     def __init__(
         self,
         model: Transformer,
         tokenizer: Tokenizer,
-        device: str | torch.device | None = None,  # move the model there ('auto': CUDA if available); None: leave it
+        # move the model there ('auto': CUDA if available); None: leave it
+        device: str | torch.device | None = None,
         batch_size: int = 32,  # sentences decoded together
-        quantize: str | None = None,  # 'int8': decode with an int8 copy (`quantize_int8`, CPU)
-        pack: bool = True,  # float32 on a CPU: decode with prepacked weights (`pack_for_cpu`)
-        **settings,  # decoding settings, any of SEARCH_DEFAULTS (the arguments of `beam_search`)
+        # 'int8': decode with an int8 copy (`quantize_int8`, CPU)
+        quantize: str | None = None,
+        # float32 on a CPU: decode with prepacked weights (`pack_for_cpu`)
+        pack: bool = True,
+        # decoding settings, any of SEARCH_DEFAULTS (the arguments of `beam_search`)
+        **settings,
     ):
         self._check(settings)
-        if not isinstance(batch_size, int) or batch_size < 1: raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
+        if not isinstance(batch_size, int) or batch_size < 1:
+            raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
         c = model.config
         if tokenizer.vocab_size > min(c.src_vocab_size, c.tgt_vocab):
-            raise ValueError(f"the tokenizer has {tokenizer.vocab_size} pieces but the model's vocabulary is "
-                             f"{c.src_vocab_size} (source) / {c.tgt_vocab} (target): they do not belong together")
-        ids = (tokenizer.pad_token_id, tokenizer.unk_token_id, tokenizer.bos_token_id, tokenizer.eos_token_id)
+            raise ValueError(
+                f"the tokenizer has {tokenizer.vocab_size} pieces but the model's "
+                "vocabulary is "
+                f"{c.src_vocab_size} (source) / {c.tgt_vocab} (target): they do not "
+                "belong together"
+            )
+        ids = (
+            tokenizer.pad_token_id,
+            tokenizer.unk_token_id,
+            tokenizer.bos_token_id,
+            tokenizer.eos_token_id,
+        )
         if ids != (c.pad_token_id, c.unk_token_id, c.bos_token_id, c.eos_token_id):
-            raise ValueError(f"special ids differ: tokenizer pad/unk/bos/eos = {ids}, model {(c.pad_token_id, c.unk_token_id, c.bos_token_id, c.eos_token_id)}")
+            raise ValueError(
+                f"special ids differ: tokenizer pad/unk/bos/eos = {ids}, model "
+                f"{(c.pad_token_id, c.unk_token_id, c.bos_token_id, c.eos_token_id)}"
+            )
         if quantize not in (None, 'int8'):
             raise ValueError(f"quantize must be None or 'int8', got {quantize!r}")
-        if device is not None: model = model.to(resolve_device(str(device)))
+        if device is not None:
+            model = model.to(resolve_device(str(device)))
         if quantize == 'int8':
             if next(model.parameters()).device.type != 'cpu':
-                raise ValueError("int8 decoding runs on the CPU: pass device='cpu' with quantize='int8'")
+                raise ValueError(
+                    "int8 decoding runs on the CPU: pass device='cpu' with "
+                    "quantize='int8'"
+                )
             model = quantize_int8(model)
-        elif pack and _packable(model): model = pack_for_cpu(model)
+        elif pack and _packable(model):
+            model = pack_for_cpu(model)
         self.model, self.quantize = model.eval(), quantize
-        self.tok, self.batch_size, self.settings = tokenizer, batch_size, {**SEARCH_DEFAULTS, **settings}
+        self.tok, self.batch_size, self.settings = (
+            tokenizer,
+            batch_size,
+            {**SEARCH_DEFAULTS, **settings},
+        )
 
     @staticmethod
     def _check(settings: dict):
         unknown = set(settings) - set(SEARCH_DEFAULTS)
-        if unknown: raise TypeError(f"unknown decoding setting(s) {sorted(unknown)}; known: {sorted(SEARCH_DEFAULTS)}")
+        if unknown:
+            raise TypeError(
+                f"unknown decoding setting(s) {sorted(unknown)}; known: "
+                f"{sorted(SEARCH_DEFAULTS)}"
+            )
         if 'length_penalty' in settings:
             check_length_penalty(settings['length_penalty'])
 
     @classmethod
     def from_pretrained(
         cls,
-        path,  # a directory written by `save_pretrained(path, tokenizer_file=...)`, or 'book'
+        # a directory written by `save_pretrained(path, tokenizer_file=...)`, or 'book'
+        path,
         device: str | torch.device = 'cpu',
         dtype: torch.dtype = torch.float32,  # weights are cast to this on loading
         **kwargs,  # batch_size and decoding settings
     ) -> 'Translator':
-        "Load model (config.json, model.safetensors) and tokenizer (tokenizer.model) from a folder."
+        """Load model (config.json, model.safetensors) and tokenizer (tokenizer.model)
+        from a folder."""
         path = check_model_dir(path, (CONFIG_NAME, WEIGHTS_NAME, TOKENIZER_NAME))
         device = resolve_device(str(device))
-        return cls(load_pretrained(path, map_location=device, dtype=dtype), Tokenizer.load(path / TOKENIZER_NAME), device, **kwargs)
+        return cls(
+            load_pretrained(path, map_location=device, dtype=dtype),
+            Tokenizer.load(path / TOKENIZER_NAME),
+            device,
+            **kwargs,
+        )
 
     @property
-    def device(self) -> torch.device: return next(self.model.parameters()).device
+    def device(self) -> torch.device:
+        return next(self.model.parameters()).device
+
     def __repr__(self):
         c = self.model.config
-        return (f"Translator(d_model={c.d_model}, layers={c.n_encoder_layers}+{c.n_decoder_layers}, vocabulary={self.tok.vocab_size}, "
-                f"device={self.device}, batch_size={self.batch_size}, num_beams={self.settings['num_beams']}"
-                + (f", quantize={self.quantize!r})" if self.quantize else ")"))
+        return (
+            f"Translator(d_model={c.d_model}, "
+            f"layers={c.n_encoder_layers}+{c.n_decoder_layers}, "
+            f"vocabulary={self.tok.vocab_size}, "
+            f"device={self.device}, batch_size={self.batch_size}, "
+            f"num_beams={self.settings['num_beams']}"
+            + (f", quantize={self.quantize!r})" if self.quantize else ")")
+        )
 
     def _search(self, src: Tensor, s: dict) -> Tensor:  # (B, S) -> (B, T) ids
-        if s['num_beams'] == 1 and s['repetition_penalty'] == 1.0 and not s['no_repeat_ngram_size']:
-            return generate(self.model, src, max_new_tokens=s['max_new_tokens'], min_new_tokens=s['min_new_tokens'])
+        if (
+            s['num_beams'] == 1
+            and s['repetition_penalty'] == 1.0
+            and not s['no_repeat_ngram_size']
+        ):
+            return generate(
+                self.model,
+                src,
+                max_new_tokens=s['max_new_tokens'],
+                min_new_tokens=s['min_new_tokens'],
+            )
         return beam_search(self.model, src, **s)
 
-    def _strip(self, row: list) -> list:  # output ids up to the first ⟨EOS⟩, without ⟨BOS⟩ or padding
+    # output ids up to the first ⟨EOS⟩, without ⟨BOS⟩ or padding
+    def _strip(self, row: list) -> list:
         c = self.model.config
-        if c.eos_token_id in row: row = row[:row.index(c.eos_token_id)]
+        if c.eos_token_id in row:
+            row = row[: row.index(c.eos_token_id)]
         return [i for i in row if i not in (c.pad_token_id, c.bos_token_id)]
 
     def _sources(self, sentences) -> tuple:  # (sentences, non-blank indices, their ids)
         "Check the sentences, encode the non-blank ones, warn of those cut to max_len."
         if isinstance(sentences, str):
-            raise TypeError("translate_ids takes a list of sentences; "
-                            "for one, pass [sentence]")
+            raise TypeError(
+                "translate_ids takes a list of sentences; for one, pass [sentence]"
+            )
         sentences = list(sentences)
         bad = [type(s).__name__ for s in sentences if not isinstance(s, str)]
-        if bad: raise TypeError(f"sentences must be strings, got {bad[0]}")
+        if bad:
+            raise TypeError(f"sentences must be strings, got {bad[0]}")
         todo = [i for i, text in enumerate(sentences) if text.strip()]  # not blank
         T = self.model.config.max_len
         ids, cut = encode_sources(self.tok, [sentences[i] for i in todo], T)
         if cut:
-            warnings.warn(f"{len(cut)} sentence(s) longer than the model's "
-                          f"max_len={T} tokens were truncated to their first {T - 1} "
-                          f"pieces (the first: sentence {todo[cut[0]]})")
+            warnings.warn(
+                f"{len(cut)} sentence(s) longer than the model's "
+                f"max_len={T} tokens were truncated to their first {T - 1} "
+                f"pieces (the first: sentence {todo[cut[0]]})"
+            )
         return sentences, todo, ids
 
     def translate_ids(
@@ -171,7 +285,7 @@ class Translator:
         order = sorted(range(len(ids)), key=lambda j: -len(ids[j]))  # longest first
         bar = tqdm(total=len(ids), unit='sentence', disable=None if progress else True)
         for start in range(0, len(order), bs):
-            rows = order[start:start + bs]
+            rows = order[start : start + bs]
             src = tensor_of([ids[j] for j in rows], self.tok.pad_token_id)  # (B, S)
             src = src.to(self.device)
             for j, row in zip(rows, self._search(src, s).tolist()):
@@ -187,10 +301,12 @@ class Translator:
         progress: bool = False,  # a progress bar (on a terminal only)
         **settings,  # decoding settings for this call only
     ) -> str | list:  # a translation, or one per sentence in input order
-        "Translate sentences (the ids of `translate_ids`, decoded); blank lines give ''."
+        """Translate sentences (the ids of `translate_ids`, decoded); blank lines give
+        ''."""
         single = isinstance(sentences, str)
-        ids = self.translate_ids([sentences] if single else sentences, batch_size,
-                                 progress, **settings)
+        ids = self.translate_ids(
+            [sentences] if single else sentences, batch_size, progress, **settings
+        )
         out = [self.tok.decode(row) for row in ids]
         return out[0] if single else out
 
@@ -200,66 +316,129 @@ def build_parser() -> argparse.ArgumentParser:
     p = ArgumentParser(
         prog='transformer-nb translate',
         description='Translate sentences with a trained transformer_nb model: from the '
-                    'arguments, or one per line from standard input.')
-    p.add_argument('sentences', nargs='*', help='sentences to translate (none: read standard input, one sentence per line)')
-    p.add_argument('--checkpoint', metavar='DIR',
-                   default=os.environ.get('TRANSFORMER_NB_CHECKPOINT', 'book'),
-                   help='model directory written by save_pretrained (config.json, model.safetensors, '
-                        "tokenizer.model), or 'book', the model that ships with the package "
-                        "(default: $TRANSFORMER_NB_CHECKPOINT, else 'book')")
+        'arguments, or one per line from standard input.',
+    )
+    p.add_argument(
+        'sentences',
+        nargs='*',
+        help='sentences to translate '
+        '(none: read standard input, one sentence per line)',
+    )
+    p.add_argument(
+        '--checkpoint',
+        metavar='DIR',
+        default=os.environ.get('TRANSFORMER_NB_CHECKPOINT', 'book'),
+        help='model directory written by save_pretrained (config.json, '
+        'model.safetensors, '
+        "tokenizer.model), or 'book', the model that ships with the package "
+        "(default: $TRANSFORMER_NB_CHECKPOINT, else 'book')",
+    )
     positive = int_in(1)
-    p.add_argument('--num-beams', '--beams', dest='beams', metavar='N', type=positive,
-                   default=4,
-                   help='beam width; 1 = greedy decoding (default: 4, the paper)')
-    p.add_argument('--max-new-tokens', type=positive, default=None, help='most tokens per translation (default: source length + 50)')
-    p.add_argument('--length-penalty', type=float_in(-10, 10), default=0.6,
-                   help='α of the length normalisation ((5+n)/6)^α, between -10 and 10 '
-                        '(default: 0.6)')
-    p.add_argument('--batch-size', type=positive, default=32, help='sentences decoded together (default: 32)')
-    p.add_argument('--int8', action='store_true',
-                   help='decode with int8 weights (faster on a CPU; see quantize_int8)')
-    p.add_argument('--device', default='cpu', help="'cpu', 'cuda', 'cuda:1', 'mps' or 'auto' (CUDA if available; default: cpu)")
+    p.add_argument(
+        '--num-beams',
+        '--beams',
+        dest='beams',
+        metavar='N',
+        type=positive,
+        default=4,
+        help='beam width; 1 = greedy decoding (default: 4, the paper)',
+    )
+    p.add_argument(
+        '--max-new-tokens',
+        type=positive,
+        default=None,
+        help='most tokens per translation (default: source length + 50)',
+    )
+    p.add_argument(
+        '--length-penalty',
+        type=float_in(-10, 10),
+        default=0.6,
+        help='α of the length normalisation ((5+n)/6)^α, between -10 and 10 '
+        '(default: 0.6)',
+    )
+    p.add_argument(
+        '--batch-size',
+        type=positive,
+        default=32,
+        help='sentences decoded together (default: 32)',
+    )
+    p.add_argument(
+        '--int8',
+        action='store_true',
+        help='decode with int8 weights (faster on a CPU; see quantize_int8)',
+    )
+    p.add_argument(
+        '--device',
+        default='cpu',
+        help="'cpu', 'cuda', 'cuda:1', 'mps' or 'auto' (CUDA if available; default: "
+        "cpu)",
+    )
     return p
+
 
 def _read_lines(stream) -> list:
     "The lines of a text stream (split at newlines only), as UTF-8 if it gives bytes."
-    data = stream.buffer.read().decode('utf-8', errors='replace') if hasattr(stream, 'buffer') else stream.read()
+    data = (
+        stream.buffer.read().decode('utf-8', errors='replace')
+        if hasattr(stream, 'buffer')
+        else stream.read()
+    )
     lines = data.split('\n')  # str.splitlines also breaks at \x0b, \x85, U+2028, ...
-    if lines and lines[-1] == '': lines.pop()  # the newline that ends the last line
+    if lines and lines[-1] == '':
+        lines.pop()  # the newline that ends the last line
     return [l[:-1] if l.endswith('\r') else l for l in lines]  # Windows line ends
+
 
 def _write_lines(lines: list, stream):
     "One line per item, in UTF-8 where the stream takes bytes."
     text = ''.join(line + '\n' for line in lines)
-    if hasattr(stream, 'buffer'): stream.flush(); stream.buffer.write(text.encode('utf-8')); stream.buffer.flush()
-    else: stream.write(text)
+    if hasattr(stream, 'buffer'):
+        stream.flush()
+        stream.buffer.write(text.encode('utf-8'))
+        stream.buffer.flush()
+    else:
+        stream.write(text)
+
 
 def main(argv: list | None = None) -> int:  # the exit status
-    "Command line: translate the sentences given as arguments, or the lines of standard input; print one translation per line."
+    """Command line: translate the sentences given as arguments, or the lines of
+    standard input; print one translation per line."""
     args = build_parser().parse_args(argv)
     if not args.checkpoint:
-        raise UsageError("no model given: pass --checkpoint DIR (a directory written "
-                         "by save_pretrained) or 'book', or set "
-                         "TRANSFORMER_NB_CHECKPOINT")
-    try: resolve_device(args.device)
-    except ValueError as e: raise UsageError(f"--device: {e}") from None
+        raise UsageError(
+            "no model given: pass --checkpoint DIR (a directory written "
+            "by save_pretrained) or 'book', or set "
+            "TRANSFORMER_NB_CHECKPOINT"
+        )
+    try:
+        resolve_device(args.device)
+    except ValueError as e:
+        raise UsageError(f"--device: {e}") from None
     if args.int8 and resolve_device(args.device).type != 'cpu':
         raise UsageError("--int8 decodes on the CPU: drop --int8 or pass --device cpu")
     try:
         tr = Translator.from_pretrained(
-            args.checkpoint, device=args.device, batch_size=args.batch_size,
-            num_beams=args.beams, max_new_tokens=args.max_new_tokens,
-            length_penalty=args.length_penalty, quantize='int8' if args.int8 else None)
+            args.checkpoint,
+            device=args.device,
+            batch_size=args.batch_size,
+            num_beams=args.beams,
+            max_new_tokens=args.max_new_tokens,
+            length_penalty=args.length_penalty,
+            quantize='int8' if args.int8 else None,
+        )
     except (OSError, ValueError) as e:  # missing or broken files, a foreign tokenizer
         raise type(e)(f"cannot load the model from {args.checkpoint}: {e}") from None
     lines = args.sentences if args.sentences else _read_lines(sys.stdin)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter('always')
         out = tr.translate(lines)
-    for w in caught: print(f'warning: {w.message}', file=sys.stderr)
+    for w in caught:
+        print(f'warning: {w.message}', file=sys.stderr)
     _write_lines(out, sys.stdout)
     return 0
 
+
 if __name__ == '__main__' and not in_ipython():  # python -m transformer_nb.translate
     from transformer_nb.cli import main as cli
+
     sys.exit(cli(['translate', *sys.argv[1:]]))

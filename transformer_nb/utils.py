@@ -13,10 +13,12 @@ import torch
 # %% ../nbs/00_utils.ipynb #d5e49797
 DEVICES = "'auto', 'cpu', 'cuda', 'cuda:N' or 'mps'"
 
+
 def mps_available() -> bool:
     "Whether Apple's Metal backend can be used."
     backend = getattr(torch.backends, 'mps', None)
     return bool(backend is not None and backend.is_available())
+
 
 def resolve_device(
     name: str | torch.device = 'auto',  # 'auto', 'cpu', 'cuda', 'cuda:N' or 'mps'
@@ -24,73 +26,101 @@ def resolve_device(
     "A torch device: 'auto' is CUDA (this process's GPU), then MPS, then the CPU."
     name = str(name).strip().lower()
     if name == 'auto':
-        name = ('cuda' if torch.cuda.is_available() else
-                'mps' if mps_available() else 'cpu')
+        name = (
+            'cuda' if torch.cuda.is_available() else 'mps' if mps_available() else 'cpu'
+        )
     hint = " (did you mean 'cuda'?)" if name.startswith('gpu') else ''
-    try: device = torch.device(name)
-    except RuntimeError: device = None
+    try:
+        device = torch.device(name)
+    except RuntimeError:
+        device = None
     if device is None or device.type not in ('cpu', 'cuda', 'mps'):
         raise ValueError(f"unknown device {name!r}{hint}: use {DEVICES}")
     if device.type == 'cuda':
         if not torch.cuda.is_available():
-            raise ValueError(f"device {name!r} asked for, but CUDA is not available "
-                             "here: use 'cpu' or 'auto'")
+            raise ValueError(
+                f"device {name!r} asked for, but CUDA is not available "
+                "here: use 'cpu' or 'auto'"
+            )
         if device.index is None:
             device = torch.device('cuda', int(os.environ.get('LOCAL_RANK', 0)))
         if device.index >= torch.cuda.device_count():
-            raise ValueError(f"device {name!r}: there are only "
-                             f"{torch.cuda.device_count()} CUDA devices")
+            raise ValueError(
+                f"device {name!r}: there are only "
+                f"{torch.cuda.device_count()} CUDA devices"
+            )
     if device.type == 'mps' and not mps_available():
-        raise ValueError(f"device {name!r} asked for, but MPS is not available here: "
-                         "use 'cpu' or 'auto'")
+        raise ValueError(
+            f"device {name!r} asked for, but MPS is not available here: "
+            "use 'cpu' or 'auto'"
+        )
     return device
 
 # %% ../nbs/00_utils.ipynb #86e30054
 def in_ipython() -> bool:
     "True inside IPython and Jupyter, where `__name__ == '__main__'` is no script."
-    try: return get_ipython() is not None  # defined only inside IPython
-    except NameError: return False
+    try:
+        return get_ipython() is not None  # defined only inside IPython
+    except NameError:
+        return False
 
 # %% ../nbs/00_utils.ipynb #0b705973
 def int_in(lo: int | None = None, hi: int | None = None):
     "An argparse `type`: an integer in [lo, hi] (either bound may be None)."
+
     def parse(text: str) -> int:
-        try: v = int(text)
+        try:
+            v = int(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
         if (lo is not None and v < lo) or (hi is not None and v > hi):
             raise argparse.ArgumentTypeError(f"must be {_bounds(lo, hi)}, got {v}")
         return v
+
     parse.__name__ = 'int'
     return parse
 
+
 def float_in(lo: float | None = None, hi: float | None = None):
     "An argparse `type`: a finite number in [lo, hi] (either bound may be None)."
+
     def parse(text: str) -> float:
-        try: v = float(text)
+        try:
+            v = float(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
         out = (lo is not None and v < lo) or (hi is not None and v > hi)
         if out or not math.isfinite(v):
             raise argparse.ArgumentTypeError(
-                f"must be a finite number {_bounds(lo, hi)}, got {text}")
+                f"must be a finite number {_bounds(lo, hi)}, got {text}"
+            )
         return v
+
     parse.__name__ = 'float'
     return parse
 
+
 def _bounds(lo, hi) -> str:
-    if lo is not None and hi is not None: return f"between {lo} and {hi}"
-    if lo is not None: return f">= {lo}"
+    if lo is not None and hi is not None:
+        return f"between {lo} and {hi}"
+    if lo is not None:
+        return f">= {lo}"
     return f"<= {hi}" if hi is not None else "any value"
 
 # %% ../nbs/00_utils.ipynb #75a559b5
 def _type_ok(value, kind) -> bool:
-    if kind is bool: return isinstance(value, bool)
-    if kind is int: return isinstance(value, int) and not isinstance(value, bool)
+    if kind is bool:
+        return isinstance(value, bool)
+    if kind is int:
+        return isinstance(value, int) and not isinstance(value, bool)
     if kind is float:
-        return (isinstance(value, (int, float)) and not isinstance(value, bool)
-                and math.isfinite(value))
+        return (
+            isinstance(value, (int, float))
+            and not isinstance(value, bool)
+            and math.isfinite(value)
+        )
     return isinstance(value, kind)
+
 
 def check_fields(
     obj,  # a dataclass instance
@@ -100,8 +130,10 @@ def check_fields(
     where = where or type(obj).__name__
     for f in dataclasses.fields(obj):
         value, kinds = getattr(obj, f.name), typing.get_args(f.type) or (f.type,)
-        if isinstance(f.type, types.GenericAlias): kinds = (typing.get_origin(f.type),)
-        if value is None and type(None) in kinds: continue
+        if isinstance(f.type, types.GenericAlias):
+            kinds = (typing.get_origin(f.type),)
+        if value is None and type(None) in kinds:
+            continue
         kinds = [k for k in kinds if k is not type(None)]
         if not any(_type_ok(value, k) for k in kinds):
             names = ' or '.join(getattr(k, '__name__', str(k)) for k in kinds)
@@ -111,22 +143,33 @@ def check_fields(
 # %% ../nbs/00_utils.ipynb #74cd0bfc
 class ArgumentParser(argparse.ArgumentParser):
     "argparse, but a usage error is one line: the error and where help is (status 2)."
+
     def error(self, message: str):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 # %% ../nbs/00_utils.ipynb #503f11ea
 DEBUG_ENV = 'TRANSFORMER_NB_DEBUG'
-USER_ERRORS = (OSError, ValueError, TypeError, KeyError, RuntimeError, ImportError,
-               EOFError)
+USER_ERRORS = (
+    OSError,
+    ValueError,
+    TypeError,
+    KeyError,
+    RuntimeError,
+    ImportError,
+    EOFError,
+)
+
 
 class UsageError(Exception):
     "A command called wrongly (a flag, a missing file): status 2, a line with the fix."
+
 
 def _split_debug(argv: list) -> tuple[list, bool]:
     "`argv` without `--debug`; whether it or TRANSFORMER_NB_DEBUG asks for tracebacks."
     cut = argv.index('--') if '--' in argv else len(argv)  # after '--' all is data
     debug = '--debug' in argv[:cut] or os.environ.get(DEBUG_ENV, '') not in ('', '0')
     return [a for a in argv[:cut] if a != '--debug'] + argv[cut:], debug
+
 
 def run_main(
     main,  # a command's main(argv) -> exit status (None counts as 0)
@@ -135,31 +178,41 @@ def run_main(
 ) -> int:  # the exit status
     "Call `main(argv)`; a user's mistake becomes one line on stderr and an exit status."
     argv, debug = _split_debug(sys.argv[1:] if argv is None else list(argv))
-    try: return main(argv) or 0
+    try:
+        return main(argv) or 0
     except BaseException as e:
         if isinstance(e, SystemExit) and (e.code is None or isinstance(e.code, int)):
             return e.code or 0  # argparse has printed its message
         failure = _failure(e)  # (line, status), or None for a bug
-        if debug or failure is None: raise
+        if debug or failure is None:
+            raise
         print(f"{prog}: {failure[0]}", file=sys.stderr)
         return failure[1]
 
 # %% ../nbs/00_utils.ipynb #3822edc2
 def _failure(e: BaseException) -> tuple[str, int] | None:
-    "The line and exit status for a user's mistake; None for a bug (keep the traceback)."
-    if isinstance(e, SystemExit): return f"error: {e.code}", 1  # SystemExit('text')
-    if isinstance(e, KeyboardInterrupt): return 'interrupted', 130
-    if isinstance(e, UsageError): return f"error: {e}", 2
+    """The line and exit status for a user's mistake; None for a bug (keep the
+    traceback)."""
+    if isinstance(e, SystemExit):
+        return f"error: {e.code}", 1  # SystemExit('text')
+    if isinstance(e, KeyboardInterrupt):
+        return 'interrupted', 130
+    if isinstance(e, UsageError):
+        return f"error: {e}", 2
     if isinstance(e, ImportError):  # an optional extra: how to get it, unless e says
         fix = '' if 'pip install' in str(e) else f" (pip install {e.name or 'it'})"
         return f"error: {e}{fix}", 1
-    if isinstance(e, USER_ERRORS): return f"error: {_message(e)}", 1
+    if isinstance(e, USER_ERRORS):
+        return f"error: {_message(e)}", 1
     return None
+
 
 def _message(e: BaseException) -> str:
     "An exception as one readable line."
     if isinstance(e, OSError) and e.strerror:
         text = f"{e.filename}: {e.strerror}" if e.filename else e.strerror
-    else: text = str(e) or type(e).__name__
-    if isinstance(e, KeyError) and e.args: text = f"missing key {e.args[0]!r}"
+    else:
+        text = str(e) or type(e).__name__
+    if isinstance(e, KeyError) and e.args:
+        text = f"missing key {e.args[0]!r}"
     return ' '.join(text.split())
