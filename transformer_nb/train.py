@@ -37,6 +37,8 @@ from transformer_nb.recipe import (
 from .batching import PairDataset, TokenBucketSampler, collate
 from .loss import label_smoothed_nll, perplexity
 from .schedule import make_optimizer
+
+# %% ../nbs/12_training.ipynb #f2b2b06c
 from transformer_nb.checkpoint import (
     CHECKPOINT_NAME,
     BEST_NAME,
@@ -101,6 +103,7 @@ RESUME_FIXED = (
     'direction',
     'corpus',
     'train_pairs',
+    'short_pairs',
     'vocab_size',
     'max_len',
     'max_tokens',
@@ -108,7 +111,7 @@ RESUME_FIXED = (
     'seed',
 )
 
-
+# %% ../nbs/12_training.ipynb #88542bf5
 class Trainer:
     "A run as a `TrainConfig` describes it: `fit()` trains, validates, saves, averages."
 
@@ -168,7 +171,7 @@ TRAIN_CHECKPOINT_KEYS = (
     'log_acc',
 )
 
-
+# %% ../nbs/12_training.ipynb #d4121c77
 def check_train_checkpoint(ckpt: dict, path) -> dict:
     "`ckpt` if it is a whole checkpoint of `Trainer.save`; else an error naming `path`."
     if ckpt.get('format') != 'transformer_nb.train':
@@ -214,7 +217,7 @@ def _resume_checkpoint(self: Trainer) -> dict:
         raise ValueError(f"cannot resume {path} with a different set-up: {changed}")
     return ckpt
 
-
+# %% ../nbs/12_training.ipynb #e9dca4e6
 @patch
 def _clear_run(self: Trainer, overwrite: bool):
     "Delete the folder's previous run, if `overwrite`: no old snapshot may be averaged."
@@ -280,7 +283,7 @@ def _setup_model(self: Trainer):
     self.best, self.best_step, self.bad_evals, self.last_val = math.inf, 0, 0, None
     self._acc = _empty_acc()  # sums since the last row of the training log
 
-
+# %% ../nbs/12_training.ipynb #f40780ab
 @patch
 def _wrap_model(self: Trainer):
     "`self.net`, what the training step calls: the model, in DDP, compiled if asked."
@@ -317,7 +320,7 @@ def state_dict(self: Trainer) -> dict:
         'log_acc': {k: float(v) for k, v in self._acc.items()},
     }  # the open log row
 
-
+# %% ../nbs/12_training.ipynb #53aa33e4
 @patch
 def load_state_dict(self: Trainer, ckpt: dict):
     "Continue from a `state_dict()` read back by `load_checkpoint`."
@@ -595,7 +598,7 @@ def _one_update(self: Trainer, bar):
     if c.save_every and self.step % c.save_every == 0:
         self.save()
 
-
+# %% ../nbs/12_training.ipynb #bd5cbd77
 @patch
 def _log_train(self: Trainer, acc: dict, out: dict, bar):
     "A row of the log: the interval's means over all processes, lr, tokens/s, MFU."
@@ -649,7 +652,7 @@ def final_model(self: Trainer, which: str = 'averaged') -> Transformer:
     )
     return model.eval()
 
-
+# %% ../nbs/12_training.ipynb #27345195
 @patch
 def export(
     self: Trainer,
