@@ -30,7 +30,7 @@ def causal_mask(
 def _shape(t: Tensor) -> tuple:
     return tuple(t.shape)
 
-
+# %% ../nbs/01_attention.ipynb #d7d9cdec
 def check_attention_inputs(
     q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None = None
 ) -> torch.Size:
@@ -98,7 +98,7 @@ def _merge_causal(
         return mask & c
     return mask.masked_fill(~c, float('-inf'))
 
-
+# %% ../nbs/01_attention.ipynb #db6b3303
 def explicit_attention(
     q: Tensor,  # (..., L_q, d_k)
     k: Tensor,  # (..., L_k, d_k)
@@ -137,7 +137,7 @@ def _live_rows(mask: Tensor) -> Tensor:
         return mask.any(dim=-1, keepdim=True)
     return (mask > float('-inf')).any(dim=-1, keepdim=True)
 
-
+# %% ../nbs/01_attention.ipynb #d963aa14
 def fast_attention(
     # (..., L_q, d_k), (..., L_k, d_k), (..., L_k, d_v)
     q: Tensor,

@@ -71,7 +71,7 @@ def repetition_penalize(
         seen, torch.where(scores < 0, scores * penalty, scores / penalty), scores
     )
 
-
+# %% ../nbs/14_beam_search.ipynb #8b3212c5
 def ban_repeated_ngrams(
     scores: Tensor,  # (N, V)
     prefix: Tensor,  # (N, L) tokens generated so far
@@ -107,7 +107,7 @@ def check_length_penalty(alpha) -> float:
         )
     return float(alpha)
 
-
+# %% ../nbs/14_beam_search.ipynb #774cf69f
 def _check_beam_args(model, src, s: dict):
     "Validate the source and the settings `s` of `beam_search` once, before the loop."
     if not isinstance(src, Tensor) or src.dim() != 2 or src.dtype != torch.long:
@@ -285,7 +285,7 @@ def record(self: BeamSearch, top, beam, tok, joins, keep, t: int) -> dict:
         slot=slot_of.cpu(),
     )
 
-
+# %% ../nbs/14_beam_search.ipynb #88e4f1b5
 @patch
 def step(self: BeamSearch, tokens: Tensor, t: int) -> Tensor:  # (n·K,) -> (n, G, k)
     "One step of every active sentence: steps 1–5 group by group; each beam's parent."
@@ -331,7 +331,7 @@ def collect(self: BeamSearch, over: Tensor):  # (n,) bool: all groups done
     self.out_score[self.ids[over]] = score
     self.out_seq[self.ids[over]] = pool_seq.gather(1, pick[..., None].expand(-1, -1, L))
 
-
+# %% ../nbs/14_beam_search.ipynb #5c5d6e88
 @patch
 def reorder(self: BeamSearch, parent: Tensor, t: int) -> Tensor | None:  # (n, G, k)
     "Finished sentences leave, cache rows follow their parents; the next input tokens."

@@ -59,7 +59,7 @@ def _draw_node(ax, n: dict, label):
         bbox=dict(boxstyle='round', fc=fc, ec=ec, lw=1.5 if n['on_best'] else 0.6),
     )
 
-
+# %% ../nbs/94_beam_tree.ipynb #f05c922f
 def draw_beam_tree(
     trace: dict,  # from `beam_trace`
     itos,  # token id -> text: a list or a callable

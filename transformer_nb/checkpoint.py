@@ -66,7 +66,7 @@ def set_rng_state(state: dict):
     if 'cuda' in state and torch.cuda.is_available():
         torch.cuda.set_rng_state_all(state['cuda'])
 
-
+# %% ../nbs/91_checkpoints.ipynb #17bfbf25
 def gather_rng_states(world: int = 1) -> list:
     "`rng_state()` of every process, in rank order (all processes must call it)."
     if world == 1:
@@ -134,7 +134,7 @@ def _add(total: dict | None, state: dict) -> dict:
             total[k] += v.double()
     return total
 
-
+# %% ../nbs/91_checkpoints.ipynb #58ede031
 def average_state_dicts(
     states,  # state_dicts of one model (an iterable: read one at a time)
     names=None,  # a name per state for the error messages (e.g. its file)

@@ -34,7 +34,7 @@ COMMANDS = {  # subcommand -> (module whose `main(argv)` runs it, one-line descr
     ),
 }
 
-
+# %% ../nbs/98_cli.ipynb #3aa33725
 def usage() -> str:
     "The text `transformer-nb --help` prints."
     width = max(map(len, COMMANDS))
@@ -43,7 +43,7 @@ def usage() -> str:
     lines += ['', 'Run `transformer-nb COMMAND --help` for the options of a command.']
     return '\n'.join(lines)
 
-
+# %% ../nbs/98_cli.ipynb #0d08da4f
 def main(argv: list[str] | None = None) -> int:
     "Entry point of `transformer-nb`: `main` of the module the first argument names."
     argv = sys.argv[1:] if argv is None else list(argv)

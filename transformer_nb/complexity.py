@@ -17,7 +17,7 @@ from .multihead import MultiHeadAttention
 # %% ../nbs/16_why_self_attention.ipynb #25425336
 KINDS = ('attention', 'restricted', 'lstm', 'gru', 'conv')
 
-
+# %% ../nbs/16_why_self_attention.ipynb #af507349
 class SequenceLayer(nn.Module):
     """One layer (B, n, d) -> (B, n, d) of a given kind: self-attention, restricted
     self-attention, LSTM, GRU or causal 1-D convolution."""

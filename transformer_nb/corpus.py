@@ -135,7 +135,7 @@ def _bad_chapters(en: dict, es: dict, ratio: tuple, max_outliers: int) -> dict:
             bad.setdefault(c, 'chapter with length outliers')
     return bad
 
-
+# %% ../nbs/90_corpus.ipynb #fb00b45d
 def _why_dropped(k: str, en: dict, es: dict, bad: dict, ratio: tuple) -> str | None:
     "Why verse `k` is dropped, or None to keep it."
     if _chapter(k) in bad:
@@ -310,6 +310,6 @@ def main(argv=None):
         for name, pairs in bible_splits().items():
             print(f'{name:6} {len(pairs):6,} pairs')
 
-
+# %% ../nbs/90_corpus.ipynb #17352444
 if __name__ == '__main__' and not in_ipython():  # python -m transformer_nb.corpus
     sys.exit(run_main(main, prog='transformer-nb data'))

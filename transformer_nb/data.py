@@ -102,7 +102,7 @@ def _finish(pairs: Pairs, where) -> Pairs:
         )
     return pairs
 
-
+# %% ../nbs/09_data.ipynb #b23eedd1
 def read_pairs(
     path,  # tab-separated text file, optionally .gz
     src_col: int = 0,  # column of the source sentence
@@ -172,7 +172,7 @@ BIBLE_SPLITS = {  # held-out books; every other book of BIBLE_BOOKS is in 'train
 }
 BASELINE_BOOKS = ('Ruth', 'Jonah', 'Hag', 'Phil', 'Titus', 'Jas', '1John')  # in 'test'
 
-
+# %% ../nbs/09_data.ipynb #685bcd2d
 def _split_indices(ids: Sequence[str], held_out: dict) -> dict:
     "Split name -> indices of its pairs: held-out books by name, the rest 'train'."
     owner = {b: name for name, books in held_out.items() for b in books}
@@ -193,7 +193,7 @@ def _give_way(pairs: Pairs, idx: list, later: set) -> Pairs:
     ]
     return out
 
-
+# %% ../nbs/09_data.ipynb #3705833b
 def split_by_books(
     pairs: Pairs,  # pairs whose ids are verse ids `Book.chapter.verse`
     held_out: dict = BIBLE_SPLITS,  # split name -> books; the rest is 'train'
@@ -220,7 +220,7 @@ def bible_splits(path=None) -> dict:
         for n, p in s.items()
     }
 
-
+# %% ../nbs/09_data.ipynb #28f47656
 def load_bible(
     split: str | None = None,  # 'train', 'valid', 'test', or None for the whole corpus
     src_lang: str = 'en',  # source language: 'en' (English → Spanish) or 'es' (reverse)

@@ -127,7 +127,7 @@ SIZE_FIELDS = (
 def _one_of(*allowed):
     return (lambda v: v in allowed), f"one of {allowed}"
 
-
+# %% ../nbs/06_encoder.ipynb #46078e3c
 CONFIG_RULES = {  # field: (test of its value, what the value must be)
     **{n: ((lambda v: v > 0), 'a positive integer') for n in SIZE_FIELDS},
     'tgt_vocab_size': (

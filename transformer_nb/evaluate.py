@@ -80,7 +80,7 @@ def translate_ids(
     finally:
         model.train(was_training)  # the translator switched it to evaluation mode
 
-
+# %% ../nbs/17_evaluation.ipynb #c8481294
 def translate(
     model: Transformer, tok: Tokenizer, sentences: Sequence[str], **kwargs
 ) -> list:
@@ -136,7 +136,7 @@ def _table(*groups) -> dict:
     "{word: value} from (value, 'word word ...') pairs."
     return {w: v for v, ws in groups for w in ws.split()}
 
-
+# %% ../nbs/17_evaluation.ipynb #04bdd18a
 _ES_CARDINALS = _table(
     (1, 'un uno una'),
     (2, 'dos'),
@@ -186,6 +186,8 @@ _ES_CARDINALS = _table(
     (1000, 'mil'),
     (10**6, 'millon millones'),
 )
+
+# %% ../nbs/17_evaluation.ipynb #229a96fb
 _ES_ORDINALS = _table(
     (1, 'primero primer primera primeros primeras'),
     (2, 'segundo segunda'),
@@ -209,6 +211,8 @@ _ES_ORDINALS = _table(
     (20, 'vigesimo vigesima'),
     (30, 'trigesimo trigesima'),
 )
+
+# %% ../nbs/17_evaluation.ipynb #1996174c
 _EN_CARDINALS = _table(
     (1, 'one'),
     (2, 'two'),
@@ -241,6 +245,8 @@ _EN_CARDINALS = _table(
     (1000, 'thousand'),
     (10**6, 'million'),
 )
+
+# %% ../nbs/17_evaluation.ipynb #b5beda76
 _EN_ORDINALS = _table(
     (1, 'first'),
     (2, 'second'),
@@ -272,6 +278,8 @@ _EN_ORDINALS = _table(
     (100, 'hundredth'),
     (1000, 'thousandth'),
 )
+
+# %% ../nbs/17_evaluation.ipynb #1db0820c
 # language -> (cardinals, ordinals, words joining parts of one number, lone "one" words,
 # article before a scale)
 NUMBER_WORDS = {
@@ -382,7 +390,7 @@ def article(self: NumberReader, token: str, nxt: tuple | None) -> bool:
         and not nxt[1]
     )
 
-
+# %% ../nbs/17_evaluation.ipynb #a92c6d83
 @patch
 def read(self: NumberReader, token: str, nxt: tuple | None = None):
     "One step: `token` is digits, a number word or another; `nxt`, the next's value."
@@ -474,7 +482,7 @@ def length_buckets(
     labels = [f'{a}-{b}' for a, b in zip(lo, edges)] + [f'{lo[-1]}+']
     return [labels[int(np.searchsorted(edges, n, side='left'))] for n in lengths]
 
-
+# %% ../nbs/17_evaluation.ipynb #b1aa1f56
 def bleu_by_length(
     sources: Sequence[str],
     hypotheses: Sequence[str],

@@ -26,7 +26,7 @@ def _bucket_bleu(r: dict, bucket: str) -> str:
     scores = [x['bleu'] for x in r['by_length'] if x['bucket'] == bucket]
     return f"{scores[0]:.2f}" if scores else '-'
 
-
+# %% ../nbs/97_evaluate_cli.ipynb #c4c862be
 def format_table(results: list) -> str:
     "A plain-text table, one column per decoding setting (dicts of `evaluate_model`)."
     cell = lambda key, fmt='.2f': lambda r: format(r[key], fmt)
@@ -177,7 +177,7 @@ def _tsv_pairs(p: ArgumentParser, a) -> tuple:  # (pairs, where they come from)
         p.error("--src-col and --tgt-col must be two different columns")
     return read_pairs(a.tsv, a.src_col, a.tgt_col, on_error='skip'), a.tsv
 
-
+# %% ../nbs/97_evaluate_cli.ipynb #c4d367f3
 def _bible_pairs(p: ArgumentParser, a, src_lang: str) -> tuple:  # (pairs, where from)
     books = BASELINE_BOOKS if a.books == ['baseline'] else a.books
     try:
@@ -210,7 +210,7 @@ def _model(p: ArgumentParser, a, ckpt: Path) -> tuple:
         )
     return model, tok
 
-
+# %% ../nbs/97_evaluate_cli.ipynb #6493c121
 def _report(a, results: list, n: int, where: str, ckpt: Path):
     "Print the table and signatures, write --hypotheses, and end with one JSON line."
     first = results[0]
@@ -263,6 +263,6 @@ def main(argv: list | None = None) -> int:
     _report(a, results, len(pairs), where, ckpt)
     return 0
 
-
+# %% ../nbs/97_evaluate_cli.ipynb #a6a684c0
 if __name__ == '__main__' and not in_ipython():  # python -m transformer_nb.evaluate_cli
     sys.exit(run_main(main, prog='transformer-nb evaluate'))

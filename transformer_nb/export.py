@@ -72,7 +72,7 @@ def check_pair(model: Transformer, tok: Tokenizer):
             "model's vocabulary: they do not belong together"
         )
 
-
+# %% ../nbs/18_production.ipynb #7bae79d6
 def hf_tokenizer(tok: Tokenizer, out: Path, max_len: int):
     "Write source.spm, target.spm (both ours), vocab.json; a MarianTokenizer on them."
     from transformers import MarianTokenizer
@@ -110,7 +110,7 @@ def generation_config(
         max_length=c.max_len,
     )
 
-
+# %% ../nbs/18_production.ipynb #9881214c
 def export_hf(
     model: Transformer, tokenizer: Tokenizer, out_dir, overwrite: bool = False
 ) -> Path:
@@ -159,7 +159,7 @@ def _ffn(spec, ff, norm):
     _linear(spec.linear_1, ff.linear2.weight, ff.linear2.bias)
     _norm(spec.layer_norm, norm)
 
-
+# %% ../nbs/18_production.ipynb #296c0d1f
 def _stack(spec, stack, norm_first: bool):
     "Embedding scale, our own position table, the final norm of a pre-norm stack."
     spec.scale_embeddings = True  # ids -> embedding · √d_model, then + positions
@@ -235,7 +235,7 @@ QUANTIZATIONS = (
     'float32',
 )
 
-
+# %% ../nbs/18_production.ipynb #2881b48e
 def export_pretrained(
     model_dir,  # a directory written by save_pretrained, or 'book'
     out_dir,

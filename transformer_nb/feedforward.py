@@ -13,7 +13,7 @@ from torch import nn, Tensor
 # %% ../nbs/03_feedforward.ipynb #a5817711
 _ACTIVATIONS = {'relu': F.relu, 'gelu': F.gelu}
 
-
+# %% ../nbs/03_feedforward.ipynb #ed18976e
 class PositionwiseFeedForward(nn.Module):
     """FFN(x) = activation(x W₁ + b₁) W₂ + b₂ applied to every position independently,
     with dropout on the hidden layer."""

@@ -69,7 +69,7 @@ class IncrementalDecoder:
         self.memory = self.src_mask = None  # the cross-attention caches hold them now
         return self.model.generator(h[:, 0])  # (B, V): only the newest position
 
-
+# %% ../nbs/13_kv_cache.ipynb #1495447c
 class NaiveDecoder:
     """The reference without a cache: rerun the whole decoder on the full prefix at
     every step."""
@@ -139,7 +139,7 @@ def warp_logits(
         logits = logits.masked_fill(drop.scatter(-1, order, drop), float('-inf'))
     return logits
 
-
+# %% ../nbs/13_kv_cache.ipynb #743e81a5
 def next_token(
     logits: Tensor,  # (B, V) float
     do_sample: bool = False,  # False: greedy argmax
@@ -177,7 +177,7 @@ def int_at_least(low: int):
     "A test of a value: is it an int >= low?"
     return lambda v: isinstance(v, int) and v >= low
 
-
+# %% ../nbs/13_kv_cache.ipynb #de1a4f62
 def _check_generate_args(
     max_new_tokens, min_new_tokens, temperature, top_k, top_p, max_len, ids, vocab
 ):
@@ -346,7 +346,7 @@ def onednn_available() -> bool:
     except (AttributeError, NotImplementedError, RuntimeError):
         return False
 
-
+# %% ../nbs/13_kv_cache.ipynb #6f380925
 class PackedLinear(nn.Module):
     """`nn.Linear` for float32 CPU inference: the weight prepacked once in oneDNN's
     blocked layout."""
@@ -396,7 +396,7 @@ def split_projections(model: nn.Module, make) -> None:
             }
         )
 
-
+# %% ../nbs/13_kv_cache.ipynb #dc62acfb
 def pack_for_cpu(
     model: Transformer,  # a float model; it is copied, not changed
 ) -> Transformer:  # a float32 CPU copy whose every nn.Linear is a `PackedLinear`
@@ -417,7 +417,7 @@ def pack_for_cpu(
                 setattr(parent, name, PackedLinear(child.weight, child.bias))
     return m
 
-
+# %% ../nbs/13_kv_cache.ipynb #d88a09c4
 def unpack_linears(model: nn.Module) -> nn.Module:
     """Undo `pack_for_cpu` in place: each `PackedLinear` back to an `nn.Linear`, same
     parameters."""

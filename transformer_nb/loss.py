@@ -30,7 +30,7 @@ def _check_options(smoothing, variant, reduction='mean'):
     ):
         raise ValueError(f"smoothing must be a number in [0, 1), got {smoothing!r}")
 
-
+# %% ../nbs/11_label_smoothing.ipynb #e28eefa5
 def _check_targets(targets: Tensor, V: int, pad_token_id: int, variant: str):
     """Raise unless `targets` holds integer class ids in [0, V) (or `pad_token_id`) and
     `pad_token_id` suits the variant."""
@@ -59,7 +59,7 @@ def _check_targets(targets: Tensor, V: int, pad_token_id: int, variant: str):
             f"found {targets[bad].unique()[:5].tolist()}"
         )
 
-
+# %% ../nbs/11_label_smoothing.ipynb #dcaa922f
 def smoothed_targets(
     targets: Tensor,  # (...) integer class ids
     num_classes: int,  # V
@@ -130,7 +130,7 @@ def check_loss_inputs(
     _check_targets(targets, logits.size(-1), pad_token_id, variant)
     return logits.size(-1)
 
-
+# %% ../nbs/11_label_smoothing.ipynb #7d8372b3
 def _reduce(x: Tensor, keep: Tensor, reduction: str) -> Tensor:
     """Zero the padding positions of `x (...)`, then 'none' | 'sum' | 'mean' over the
     non-padding ones."""
@@ -141,7 +141,7 @@ def _reduce(x: Tensor, keep: Tensor, reduction: str) -> Tensor:
         return x.sum()
     return x.sum() / keep.sum().clamp_min(1)  # an all-padding batch gives 0, not 0/0
 
-
+# %% ../nbs/11_label_smoothing.ipynb #2c868ca7
 def label_smoothed_nll(
     logits: Tensor,  # (..., V) unnormalised scores
     # (...) integer class ids; positions equal to `pad_token_id` are ignored
@@ -180,7 +180,7 @@ def label_smoothed_nll(
     loss = _reduce(loss, keep, reduction)
     return (loss, _reduce(nll, keep, reduction)) if return_nll else loss
 
-
+# %% ../nbs/11_label_smoothing.ipynb #5e99e03f
 class LabelSmoothingLoss(nn.Module):
     """Label-smoothed cross-entropy over logits with padding ignored: a module around
     `label_smoothed_nll`."""

@@ -22,6 +22,7 @@ from .decoder import Decoder, DecoderCache, shift_right
 # %% ../nbs/08_model.ipynb #19e834a7
 _all_ = ['TransformerConfig', 'TIE_MODES']  # defined in chapter 6, exported here too
 
+# %% ../nbs/08_model.ipynb #7ca119e5
 PRESETS = {
     'base': dict(
         d_model=512,
@@ -61,7 +62,7 @@ PRESETS = {
     ),
 }
 
-
+# %% ../nbs/08_model.ipynb #d8f5e734
 @patch(cls_method=True)
 def preset(cls: TransformerConfig, name: str, **overrides) -> TransformerConfig:
     "A named configuration (see `PRESETS`), with any field overridden."
@@ -186,7 +187,7 @@ class Transformer(nn.Module):
 SHIPPED_PREFIX = 'share/transformer_nb'  # where the wheel installs data/ and models/
 PRETRAINED = {'book': 'models/book_small'}  # shipped models by name
 
-
+# %% ../nbs/08_model.ipynb #3d6c4281
 def shipped_path(
     rel: str,  # a path relative to the repository root, e.g. 'data/x.tsv.gz'
 ) -> Path:
@@ -218,7 +219,7 @@ def shipped_path(
         tried.append(found)
     raise FileNotFoundError(f"{rel} not found; looked in: {', '.join(map(str, tried))}")
 
-
+# %% ../nbs/08_model.ipynb #1df1cc39
 def pretrained_path(
     name: str = 'book',  # a shipped model's name, one of PRETRAINED
 ) -> Path:
@@ -272,7 +273,7 @@ def read_weights(path, map_location='cpu', what: str = 'weights'):
             f"corrupt?): save the {what} again"
         ) from None
 
-
+# %% ../nbs/08_model.ipynb #aed4f478
 def _read_safetensors(path: Path, map_location, what: str) -> dict:
     "The tensors of a safetensors file, with the tied names `save_pretrained` left out."
     from safetensors import safe_open
@@ -294,7 +295,7 @@ def _read_safetensors(path: Path, map_location, what: str) -> dict:
         )
     return {**state, **{alias: state[name] for alias, name in tied.items()}}
 
-
+# %% ../nbs/08_model.ipynb #45ad90e9
 def check_state_dict(state, model: nn.Module, path):
     "Fail, naming the file, unless `state` holds exactly `model`'s tensors and shapes."
     if not isinstance(state, dict) or any(
@@ -371,7 +372,7 @@ def _untie(state: dict) -> tuple[dict, dict]:
             seen[key], kept[k] = k, v.contiguous()
     return kept, tied
 
-
+# %% ../nbs/08_model.ipynb #b47d2ae1
 def save_pretrained(
     model: Transformer, path, tokenizer_file=None, dtype: torch.dtype | None = None
 ) -> Path:
@@ -407,7 +408,7 @@ def save_pretrained(
     (path / CONFIG_NAME).write_text(json.dumps(meta, indent=2))
     return path
 
-
+# %% ../nbs/08_model.ipynb #a279185f
 def weights_file(path) -> Path:
     "The weights of a saved model: `model.safetensors`, else the older `model.pt`."
     path = Path(path)
@@ -417,7 +418,7 @@ def weights_file(path) -> Path:
         else LEGACY_WEIGHTS_NAME
     )
 
-
+# %% ../nbs/08_model.ipynb #f7fb8424
 def check_model_dir(
     path,  # a directory, or the name of a shipped model ('book')
     files=(CONFIG_NAME, WEIGHTS_NAME),  # what it must hold
@@ -441,7 +442,7 @@ def check_model_dir(
             )
     return path
 
-
+# %% ../nbs/08_model.ipynb #b15b568c
 def load_pretrained(
     path, map_location='cpu', dtype: torch.dtype = torch.float32
 ) -> Transformer:

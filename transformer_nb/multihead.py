@@ -85,7 +85,7 @@ def _check_kv(k: Tensor, v: Tensor, cached: Tensor | None = None):
             f"(B={cached.size(1)}, h={cached.size(2)}, L, d_k={cached.size(4)})"
         )
 
-
+# %% ../nbs/02_multihead.ipynb #4b03fbff
 @patch
 def append(
     self: KVCache,
@@ -140,7 +140,7 @@ def fixed_key_mask(
     # attend as if unmasked, then zero
     return mask.masked_fill(~live, 0.0).to(dtype), live
 
-
+# %% ../nbs/02_multihead.ipynb #27cab275
 @patch
 def update(
     self: KVCache,
@@ -157,7 +157,7 @@ def update(
     self.mask = mask
     self.fast_mask, self.live = fixed_key_mask(mask, k.dtype)
 
-
+# %% ../nbs/02_multihead.ipynb #9224c11f
 @patch
 # (B',) long: query row i takes old row index[i]
 def reorder(self: KVCache, index: Tensor):
@@ -310,7 +310,7 @@ def forward(
         q, k, v = self._project_cross(query, key_value)
     return self._attend(q, k, v, mask, is_causal, need_weights)
 
-
+# %% ../nbs/02_multihead.ipynb #9edbbb65
 @patch
 def _project_cross(self: MultiHeadAttention, query: Tensor, key_value: Tensor):
     "Queries from `query`, keys and values from `key_value`: 3 × (B, h, L, d_k)."
@@ -327,7 +327,7 @@ def _project_cross(self: MultiHeadAttention, query: Tensor, key_value: Tensor):
         self.split_heads(v),
     )
 
-
+# %% ../nbs/02_multihead.ipynb #b0427a30
 @patch
 def _attend(self: MultiHeadAttention, q, k, v, mask, is_causal, need_weights):
     "Attention of split heads, then Wᴼ: (B, h, L_q, d_k) -> (B, L_q, d_model), weights."

@@ -8,7 +8,7 @@ __all__ = ['show_heatmap', 'show_heatmaps', 'plot_curves']
 # %% ../nbs/99_plot.ipynb #f43d31dc
 import math as _math
 
-
+# %% ../nbs/99_plot.ipynb #870e126e
 def show_heatmap(
     weights,  # (L_q, L_k) tensor or array
     x_labels=None,  # key labels (columns)
@@ -53,7 +53,7 @@ def show_heatmap(
         ax.figure.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
     return ax
 
-
+# %% ../nbs/99_plot.ipynb #62969786
 def show_heatmaps(
     weights,  # (rows, cols, L_q, L_k) tensor, or nested lists of (L_q, L_k) matrices
     x_labels=None,
@@ -96,7 +96,7 @@ def show_heatmaps(
     fig.tight_layout()
     return fig
 
-
+# %% ../nbs/99_plot.ipynb #f272cec6
 def plot_curves(
     ax,  # matplotlib axes
     x,  # shared x values

@@ -25,7 +25,7 @@ def frequencies(d_model: int) -> Tensor:  # (d_model // 2,) float64
     _check_d_model(d_model)
     return 10000.0 ** (-torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)
 
-
+# %% ../nbs/04_positional.ipynb #9bbf363e
 def sinusoidal_encoding(
     n_positions: int,  # positions 0 .. n_positions - 1
     d_model: int,  # width of the encoding (even)
@@ -76,7 +76,7 @@ def _check_positions(x: Tensor, d_model: int, offset: int, max_len: int, what: s
             "build it with a larger max_len"
         )
 
-
+# %% ../nbs/04_positional.ipynb #5a166cb7
 class SinusoidalPositionalEncoding(nn.Module):
     """Adds the fixed sinusoidal encoding PE(offset .. offset+L-1) to `x (B, L,
     d_model)`."""

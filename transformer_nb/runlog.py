@@ -61,7 +61,7 @@ LOG_FIELDS = (
     'grad_norm',
 )
 
-
+# %% ../nbs/92_run_log.ipynb #d9e0a2b6
 class CSVLogger:
     "Rows of `LOG_FIELDS` appended to a CSV file (and optionally TensorBoard)."
 

@@ -29,7 +29,7 @@ def _check_schedule_args(d_model, warmup, factor=1.0):
     ):
         raise ValueError(f"factor must be a positive finite number, got {factor!r}")
 
-
+# %% ../nbs/10_noam.ipynb #d2f243bf
 def noam_lr(
     step: int,  # optimizer updates done so far (0, 1, 2, ...)
     d_model: int,  # model width
@@ -102,7 +102,7 @@ def _fusable(params: list) -> bool:
     tensors = [p for g in params for p in (g['params'] if isinstance(g, dict) else [g])]
     return all(p.device.type in ('cpu', 'cuda') for p in tensors)
 
-
+# %% ../nbs/10_noam.ipynb #0262cbbe
 def make_optimizer(
     model_or_params: nn.Module | Iterable,  # a model, or parameters / group dicts
     d_model: int,  # model width

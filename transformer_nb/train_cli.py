@@ -36,6 +36,8 @@ from transformer_nb.train import (
     check_train_checkpoint,
     load_checkpoint,
 )
+
+# %% ../nbs/96_train_cli.ipynb #fdfe1194
 from .evaluate import corpus_scores, translate
 
 # %% ../nbs/96_train_cli.ipynb #cb12794b
@@ -54,7 +56,7 @@ def presets_help() -> str:
         )
     return '\n'.join(lines)
 
-
+# %% ../nbs/96_train_cli.ipynb #78bf78d9
 def _field_parser(f):
     "A converter from text to field `f`'s type ('none': None if allowed; dicts: JSON)."
     args = typing.get_args(f.type) or (f.type,)
@@ -154,7 +156,7 @@ def _add_config_flags(p: argparse.ArgumentParser):
             choices=choices.get(f.name),
         )
 
-
+# %% ../nbs/96_train_cli.ipynb #597b7363
 def build_parser():
     "The parser of `transformer-nb train`: the actions, then the `TrainConfig` fields."
     p = ArgumentParser(
@@ -234,7 +236,7 @@ def _check_outputs(cfg: TrainConfig, args):
             f"--export {args.export}: a file is in the way (a folder is written there)"
         )
 
-
+# %% ../nbs/96_train_cli.ipynb #2946c3de
 def _report(trainer: Trainer, summary: dict, args, interrupted: bool):
     "Print the summary; then either how to continue, or the export and the scores."
     print(json.dumps(summary, default=float))

@@ -30,6 +30,8 @@ from transformer_nb.generate import (
     unpack_linears,
 )
 from .beam import beam_search, check_length_penalty
+
+# %% ../nbs/15_translate.ipynb #99358ffc
 from transformer_nb.utils import (
     ArgumentParser,
     UsageError,
@@ -121,7 +123,7 @@ def _packable(model: Transformer) -> bool:
         and any(type(m) is nn.Linear for m in model.modules())
     )
 
-
+# %% ../nbs/15_translate.ipynb #f12e2993
 class Translator:
     """A model, its tokenizer and decoding settings: `translate(sentences) ->
     translations`, batched by length."""
@@ -375,7 +377,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     return p
 
-
+# %% ../nbs/15_translate.ipynb #821b9a77
 def _read_lines(stream) -> list:
     "The lines of a text stream (split at newlines only), as UTF-8 if it gives bytes."
     data = (
@@ -399,7 +401,7 @@ def _write_lines(lines: list, stream):
     else:
         stream.write(text)
 
-
+# %% ../nbs/15_translate.ipynb #db10382d
 def main(argv: list | None = None) -> int:  # the exit status
     """Command line: translate the sentences given as arguments, or the lines of
     standard input; print one translation per line."""
@@ -437,7 +439,7 @@ def main(argv: list | None = None) -> int:  # the exit status
     _write_lines(out, sys.stdout)
     return 0
 
-
+# %% ../nbs/15_translate.ipynb #b0bebe36
 if __name__ == '__main__' and not in_ipython():  # python -m transformer_nb.translate
     from transformer_nb.cli import main as cli
 

@@ -19,7 +19,7 @@ def mps_available() -> bool:
     backend = getattr(torch.backends, 'mps', None)
     return bool(backend is not None and backend.is_available())
 
-
+# %% ../nbs/00_utils.ipynb #7aab967f
 def resolve_device(
     name: str | torch.device = 'auto',  # 'auto', 'cpu', 'cuda', 'cuda:N' or 'mps'
 ) -> torch.device:
@@ -80,7 +80,7 @@ def int_in(lo: int | None = None, hi: int | None = None):
     parse.__name__ = 'int'
     return parse
 
-
+# %% ../nbs/00_utils.ipynb #7ef19077
 def float_in(lo: float | None = None, hi: float | None = None):
     "An argparse `type`: a finite number in [lo, hi] (either bound may be None)."
 
@@ -121,7 +121,7 @@ def _type_ok(value, kind) -> bool:
         )
     return isinstance(value, kind)
 
-
+# %% ../nbs/00_utils.ipynb #a953426b
 def check_fields(
     obj,  # a dataclass instance
     where: str | None = None,  # how errors name it (default: the class name)
@@ -170,7 +170,7 @@ def _split_debug(argv: list) -> tuple[list, bool]:
     debug = '--debug' in argv[:cut] or os.environ.get(DEBUG_ENV, '') not in ('', '0')
     return [a for a in argv[:cut] if a != '--debug'] + argv[cut:], debug
 
-
+# %% ../nbs/00_utils.ipynb #aecf044d
 def run_main(
     main,  # a command's main(argv) -> exit status (None counts as 0)
     argv: list | None = None,  # default: sys.argv[1:]
