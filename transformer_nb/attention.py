@@ -30,12 +30,9 @@ def causal_mask(
 def _shape(t: Tensor) -> tuple:
     return tuple(t.shape)
 
-# %% ../nbs/01_attention.ipynb #d7d9cdec
-def check_attention_inputs(
-    q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None = None
-) -> torch.Size:
-    """Validate shapes and dtypes of `q (..., L_q, d_k)`, `k (..., L_k, d_k)`, `v (...,
-    L_k, d_v)` and `mask`; return the score shape."""
+# %% ../nbs/01_attention.ipynb #1934f275
+def _check_tensors(q: Tensor, k: Tensor, v: Tensor):
+    "Raise unless q, k, v are floating tensors `(..., L, d)` of one dtype."
     for name, t in (('q', q), ('k', k), ('v', v)):
         if not isinstance(t, Tensor):
             raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
@@ -47,6 +44,10 @@ def check_attention_inputs(
         raise TypeError(
             f"q, k and v must share one dtype, got {q.dtype}, {k.dtype}, {v.dtype}"
         )
+
+# %% ../nbs/01_attention.ipynb #ee0447f4
+def _score_shape(q: Tensor, k: Tensor, v: Tensor) -> torch.Size:
+    "The shape `(..., L_q, L_k)` of the scores, or an error naming the shapes."
     if q.shape[-1] != k.shape[-1]:
         raise ValueError(
             f"q and k must have the same last dimension d_k, got q {_shape(q)} and k "
@@ -64,24 +65,38 @@ def check_attention_inputs(
             f"leading (batch/head) dimensions do not broadcast: q {_shape(q)}, k "
             f"{_shape(k)}, v {_shape(v)}"
         ) from None
-    scores = torch.Size((*batch, q.shape[-2], k.shape[-2]))
+    return torch.Size((*batch, q.shape[-2], k.shape[-2]))
+
+# %% ../nbs/01_attention.ipynb #c0560af8
+def _check_mask_kind(mask: Tensor, scores: torch.Size):
+    "Raise unless `mask` is bool or floating point and broadcasts to `scores`."
+    if not isinstance(mask, Tensor):
+        raise TypeError(f"mask must be a torch.Tensor, got {type(mask).__name__}")
+    if mask.dtype != torch.bool and not mask.is_floating_point():
+        raise TypeError(
+            "mask must be bool (True = may attend) or floating point (added to "
+            f"the scores), got {mask.dtype}"
+        )
+    try:
+        ok = torch.broadcast_shapes(mask.shape, scores) == scores
+    except RuntimeError:
+        ok = False
+    if not ok:
+        raise ValueError(
+            f"mask of shape {_shape(mask)} does not broadcast to the scores (..., "
+            f"L_q, L_k) = {tuple(scores)}"
+        )
+
+# %% ../nbs/01_attention.ipynb #d7d9cdec
+def check_attention_inputs(
+    q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None = None
+) -> torch.Size:
+    """Validate shapes and dtypes of `q (..., L_q, d_k)`, `k (..., L_k, d_k)`, `v (...,
+    L_k, d_v)` and `mask`; return the score shape."""
+    _check_tensors(q, k, v)
+    scores = _score_shape(q, k, v)
     if mask is not None:
-        if not isinstance(mask, Tensor):
-            raise TypeError(f"mask must be a torch.Tensor, got {type(mask).__name__}")
-        if mask.dtype != torch.bool and not mask.is_floating_point():
-            raise TypeError(
-                "mask must be bool (True = may attend) or floating point (added to "
-                f"the scores), got {mask.dtype}"
-            )
-        try:
-            ok = torch.broadcast_shapes(mask.shape, scores) == scores
-        except RuntimeError:
-            ok = False
-        if not ok:
-            raise ValueError(
-                f"mask of shape {_shape(mask)} does not broadcast to the scores (..., "
-                f"L_q, L_k) = {tuple(scores)}"
-            )
+        _check_mask_kind(mask, scores)
     return scores
 
 # %% ../nbs/01_attention.ipynb #41023ad4
@@ -137,6 +152,22 @@ def _live_rows(mask: Tensor) -> Tensor:
         return mask.any(dim=-1, keepdim=True)
     return (mask > float('-inf')).any(dim=-1, keepdim=True)
 
+# %% ../nbs/01_attention.ipynb #7a7533b1
+def _sdpa_masked(q, k, v, mask: Tensor, dropout_p: float, scale) -> Tensor:
+    "SDPA with `mask`; rows with no key to attend to are unblocked, then zeroed."
+    live = _live_rows(mask)  # (..., L_q, 1)
+    # nothing fully masked (the usual case): no fix-up needed
+    if q.device.type == 'cpu' and bool(live.all()):
+        return F.scaled_dot_product_attention(
+            q, k, v, attn_mask=mask, dropout_p=dropout_p, scale=scale
+        )
+    mask = mask | ~live if mask.dtype == torch.bool else mask.masked_fill(~live, 0.0)
+    out = F.scaled_dot_product_attention(
+        q, k, v, attn_mask=mask, dropout_p=dropout_p, scale=scale
+    )
+    # zero the fully masked rows (a multiply is cheaper than a broadcast masked_fill)
+    return out * live
+
 # %% ../nbs/01_attention.ipynb #d963aa14
 def fast_attention(
     # (..., L_q, d_k), (..., L_k, d_k), (..., L_k, d_v)
@@ -160,18 +191,7 @@ def fast_attention(
             )
     else:
         mask = _merge_causal(mask, is_causal, L_q, L_k, q.device)
-    live = _live_rows(mask)  # (..., L_q, 1)
-    # nothing fully masked (the usual case): no fix-up needed
-    if q.device.type == 'cpu' and bool(live.all()):
-        return F.scaled_dot_product_attention(
-            q, k, v, attn_mask=mask, dropout_p=dropout_p, scale=scale
-        )
-    mask = mask | ~live if mask.dtype == torch.bool else mask.masked_fill(~live, 0.0)
-    out = F.scaled_dot_product_attention(
-        q, k, v, attn_mask=mask, dropout_p=dropout_p, scale=scale
-    )
-    # zero the fully masked rows (a multiply is cheaper than a broadcast masked_fill)
-    return out * live
+    return _sdpa_masked(q, k, v, mask, dropout_p, scale)
 
 # %% ../nbs/01_attention.ipynb #5727425d
 def attention(

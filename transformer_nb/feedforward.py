@@ -8,6 +8,7 @@ __all__ = ['PositionwiseFeedForward']
 # %% ../nbs/03_feedforward.ipynb #03c016df
 import torch
 import torch.nn.functional as F
+from fastcore.basics import patch
 from torch import nn, Tensor
 
 # %% ../nbs/03_feedforward.ipynb #a5817711
@@ -39,10 +40,12 @@ class PositionwiseFeedForward(nn.Module):
         self.dropout = nn.Dropout(dropout)
         self.activation, self.act = activation, _ACTIVATIONS[activation]
 
-    def forward(self, x: Tensor) -> Tensor:  # (..., d_model) -> (..., d_model)
-        "Apply the network to the last axis of `x`."
-        # hidden: (..., d_ff)
-        return self.linear2(self.dropout(self.act(self.linear1(x))))
-
     def extra_repr(self) -> str:
         return f"activation={self.activation!r}"
+
+# %% ../nbs/03_feedforward.ipynb #466b2810
+@patch
+def forward(self: PositionwiseFeedForward, x: Tensor) -> Tensor:
+    "Apply the network to the last axis of `x`: (..., d_model) -> (..., d_model)."
+    # hidden: (..., d_ff)
+    return self.linear2(self.dropout(self.act(self.linear1(x))))

@@ -43,29 +43,36 @@ class KVCache:
         # cross: the memory's key mask, prepared once
         self.mask = self.fast_mask = self.live = None
 
-    @property
-    def k(self) -> Tensor | None:
-        return None if self.buf is None else self.buf[0, :, :, : self._len]
+# %% ../nbs/02_multihead.ipynb #4b1e7e2b
+@patch(as_prop=True)
+def k(self: KVCache) -> Tensor | None:
+    return None if self.buf is None else self.buf[0, :, :, : self._len]
 
-    @property
-    def v(self) -> Tensor | None:
-        return None if self.buf is None else self.buf[1, :, :, : self._len]
 
-    @property
-    def is_set(self) -> bool:
-        return self.buf is not None  # cross: `update` has run
+@patch(as_prop=True)
+def v(self: KVCache) -> Tensor | None:
+    return None if self.buf is None else self.buf[1, :, :, : self._len]
 
-    @property
-    # cached batch rows
-    def rows(self) -> int:
-        return 0 if self.buf is None else self.buf.size(1)
+# %% ../nbs/02_multihead.ipynb #8d894ab9
+@patch(as_prop=True)
+def is_set(self: KVCache) -> bool:
+    return self.buf is not None  # cross: `update` has run
 
-    def __len__(self) -> int:
-        return self._len
 
-    def __repr__(self):
-        kind = f"cross, group={self.group}" if self.cross else "self"
-        return f"KVCache({kind}, len={self._len}, rows={self.rows})"
+@patch(as_prop=True)
+def rows(self: KVCache) -> int:  # cached batch rows
+    return 0 if self.buf is None else self.buf.size(1)
+
+
+@patch
+def __len__(self: KVCache) -> int:
+    return self._len
+
+
+@patch
+def __repr__(self: KVCache):
+    kind = f"cross, group={self.group}" if self.cross else "self"
+    return f"KVCache({kind}, len={self._len}, rows={self.rows})"
 
 # %% ../nbs/02_multihead.ipynb #63a8a99e
 def _check_kv(k: Tensor, v: Tensor, cached: Tensor | None = None):
@@ -84,6 +91,25 @@ def _check_kv(k: Tensor, v: Tensor, cached: Tensor | None = None):
             f"KVCache: new keys {tuple(k.shape)} do not match the cached "
             f"(B={cached.size(1)}, h={cached.size(2)}, L, d_k={cached.size(4)})"
         )
+
+# %% ../nbs/02_multihead.ipynb #655bcc31
+@patch
+def _make_room(self: KVCache, n: int, like: Tensor):
+    "Make the buffer hold `n` more positions: a new one twice as long when it is full."
+    L = self._len
+    room = 0 if self.buf is None or L == 0 else self.buf.size(3)
+    # no buffer yet, or full: one twice as long
+    if L + n > room or self.buf.requires_grad:
+        old = self.buf
+        self.buf = like.new_empty(
+            2,
+            like.size(0),
+            like.size(1),
+            max(self.capacity, 2 * room, L + n),
+            like.size(3),
+        )  # (2, B, h, room, d_k)
+        if L:
+            self.buf[:, :, :, :L] = old[:, :, :, :L]
 
 # %% ../nbs/02_multihead.ipynb #4b03fbff
 @patch
@@ -104,15 +130,7 @@ def append(
         new = torch.stack([k, v])
         self.buf = new if L == 0 else torch.cat([self.buf[:, :, :, :L], new], dim=3)
     else:
-        room = 0 if self.buf is None or L == 0 else self.buf.size(3)
-        # no buffer yet, or full: one twice as long
-        if L + n > room or self.buf.requires_grad:
-            old = self.buf
-            self.buf = k.new_empty(
-                2, k.size(0), k.size(1), max(self.capacity, 2 * room, L + n), k.size(3)
-            )  # (2, B, h, room, d_k)
-            if L:
-                self.buf[:, :, :, :L] = old[:, :, :, :L]
+        self._make_room(n, k)
         # only the new positions
         self.buf[0, :, :, L : L + n], self.buf[1, :, :, L : L + n] = k, v
     self._len = L + n
@@ -157,6 +175,20 @@ def update(
     self.mask = mask
     self.fast_mask, self.live = fixed_key_mask(mask, k.dtype)
 
+# %% ../nbs/02_multihead.ipynb #b1e8a979
+@patch
+def _reorder_cross(self: KVCache, index: Tensor):
+    "Cross cache: beams never leave their sentence, so only dropped sentences move."
+    if self.group > 1:
+        if index.numel() == self.rows * self.group:
+            return
+        index = index[:: self.group] // self.group  # (n',) the sentences kept
+    self.buf = self.buf.index_select(1, index)
+    self.mask, self.fast_mask, self.live = (
+        None if m is None else m.index_select(0, index)
+        for m in (self.mask, self.fast_mask, self.live)
+    )
+
 # %% ../nbs/02_multihead.ipynb #9224c11f
 @patch
 # (B',) long: query row i takes old row index[i]
@@ -165,17 +197,7 @@ def reorder(self: KVCache, index: Tensor):
     if self.buf is None:
         return
     if self.cross:
-        # beams never leave their sentence: only dropped sentences move
-        if self.group > 1:
-            if index.numel() == self.rows * self.group:
-                return
-            index = index[:: self.group] // self.group  # (n',) the sentences kept
-        self.buf = self.buf.index_select(1, index)
-        self.mask, self.fast_mask, self.live = (
-            None if m is None else m.index_select(0, index)
-            for m in (self.mask, self.fast_mask, self.live)
-        )
-        return
+        return self._reorder_cross(index)
     filled = self.buf[:, :, :, : self._len]  # (2, B, h, L, d_k)
     # in place, moved rows only
     if index.numel() == self.rows and not self.buf.requires_grad:
@@ -253,30 +275,37 @@ class MultiHeadAttention(nn.Module):
             nn.init.zeros_(self.in_proj.bias)
             nn.init.zeros_(self.out_proj.bias)
 
-    def split_heads(self, x: Tensor) -> Tensor:  # (B, L, d_model) -> (B, h, L, d_k)
-        """Split the last axis into heads, head axis before the length axis (a view, no
-        copy)."""
-        return x.unflatten(-1, (self.n_heads, self.d_k)).transpose(-3, -2)
+# %% ../nbs/02_multihead.ipynb #d0188dc8
+@patch
+def split_heads(self: MultiHeadAttention, x: Tensor) -> Tensor:
+    "(B, L, d_model) -> (B, h, L, d_k): the last axis cut into heads (a view, no copy)."
+    return x.unflatten(-1, (self.n_heads, self.d_k)).transpose(-3, -2)
 
-    def merge_heads(self, x: Tensor) -> Tensor:  # (B, h, L, d_k) -> (B, L, d_model)
-        "Inverse of `split_heads`: concatenate the heads along the last axis."
-        return x.transpose(-3, -2).flatten(-2)
 
-    def _proj(self, x: Tensor, part: str) -> Tensor:  # part 'q' or 'kv'
-        "x times W_q, or times [W_k; W_v]: a block of rows of `in_proj`."
-        if self.split_proj is not None:
-            return self.split_proj[part](x)
-        rows = slice(0, self.d_model) if part == 'q' else slice(self.d_model, None)
-        b = self.in_proj.bias
-        return F.linear(x, self.in_proj.weight[rows], None if b is None else b[rows])
+@patch
+def merge_heads(self: MultiHeadAttention, x: Tensor) -> Tensor:
+    "(B, h, L, d_k) -> (B, L, d_model): the inverse of `split_heads`, Concat of heads."
+    return x.transpose(-3, -2).flatten(-2)
 
-    def _check_seq(self, name: str, x: Tensor):
-        "Raise unless `x` is (B, L, d_model)."
-        if x.dim() != 3 or x.size(-1) != self.d_model:
-            _bad(
-                f"{name} must have shape (B, L, d_model={self.d_model}), got "
-                f"{tuple(x.shape)}"
-            )
+# %% ../nbs/02_multihead.ipynb #6cfb410a
+@patch
+def _proj(self: MultiHeadAttention, x: Tensor, part: str) -> Tensor:  # 'q' or 'kv'
+    "x times W_q, or times [W_k; W_v]: a block of rows of `in_proj`."
+    if self.split_proj is not None:
+        return self.split_proj[part](x)
+    rows = slice(0, self.d_model) if part == 'q' else slice(self.d_model, None)
+    b = self.in_proj.bias
+    return F.linear(x, self.in_proj.weight[rows], None if b is None else b[rows])
+
+
+@patch
+def _check_seq(self: MultiHeadAttention, name: str, x: Tensor):
+    "Raise unless `x` is (B, L, d_model)."
+    if x.dim() != 3 or x.size(-1) != self.d_model:
+        _bad(
+            f"{name} must have shape (B, L, d_model={self.d_model}), got "
+            f"{tuple(x.shape)}"
+        )
 
 # %% ../nbs/02_multihead.ipynb #448b9416
 @patch
@@ -354,6 +383,32 @@ def _attend(self: MultiHeadAttention, q, k, v, mask, is_causal, need_weights):
         out, w = fast_attention(q, k, v, mask, is_causal, p), None
     return self.out_proj(self.merge_heads(out)), w  # (B, L_q, d_model)
 
+# %% ../nbs/02_multihead.ipynb #f5c723f7
+@patch
+def _cache_memory(self: MultiHeadAttention, key_value, mask, cache: KVCache):
+    "The first step of cross-attention: project the memory once and cache it."
+    if key_value is None:
+        _bad("an empty cross-attention cache needs key_value (the memory)")
+    self._check_seq('key_value', key_value)
+    if mask is not None:
+        _check_mask(mask, (key_value.size(0), 1, 1, key_value.size(1)))
+    k, v = self._proj(key_value, 'kv').chunk(2, dim=-1)  # 2 × (n, S, d_model)
+    cache.update(self.split_heads(k), self.split_heads(v), mask)
+
+# %% ../nbs/02_multihead.ipynb #947a0740
+def _attend_memory(q: Tensor, cache: KVCache, p: float, need_weights: bool):
+    "Attention of `q (n, h, L, d_k)` over a cross cache: output, weights (or None)."
+    if need_weights:
+        return explicit_attention(q, cache.k, cache.v, cache.mask, dropout_p=p)
+    # a decoding step on a CPU
+    if p == 0 and q.device.type == 'cpu' and q.size(2) <= 16:
+        out = _few_queries(q, cache.k, cache.v, cache.fast_mask)
+    else:
+        out = F.scaled_dot_product_attention(q, cache.k, cache.v, cache.fast_mask, p)
+    if cache.live is not None:
+        out = out * cache.live  # memories with no key: zeros
+    return out, None
+
 # %% ../nbs/02_multihead.ipynb #cfc64c09
 @patch
 def _cross_cached(
@@ -361,13 +416,7 @@ def _cross_cached(
 ):
     "Cross-attention over a cached memory: projected at the first call, reused after."
     if not cache.is_set:  # the first step: project the memory once
-        if key_value is None:
-            _bad("an empty cross-attention cache needs key_value (the memory)")
-        self._check_seq('key_value', key_value)
-        if mask is not None:
-            _check_mask(mask, (key_value.size(0), 1, 1, key_value.size(1)))
-        k, v = self._proj(key_value, 'kv').chunk(2, dim=-1)  # 2 × (n, S, d_model)
-        cache.update(self.split_heads(k), self.split_heads(v), mask)
+        self._cache_memory(key_value, mask, cache)
     n, g = cache.rows, cache.group
     q = self.split_heads(self._proj(query, 'q'))  # (n·g, h, L_q, d_k)
     N, h, L_q, d_k = q.shape
@@ -376,19 +425,7 @@ def _cross_cached(
     if g > 1:
         q = q.view(n, g, h, L_q, d_k).transpose(1, 2).reshape(n, h, g * L_q, d_k)
     p = self.dropout if self.training else 0.0
-    if need_weights:
-        out, w = explicit_attention(q, cache.k, cache.v, cache.mask, dropout_p=p)
-    else:
-        # a decoding step on a CPU
-        if p == 0 and q.device.type == 'cpu' and g * L_q <= 16:
-            out, w = _few_queries(q, cache.k, cache.v, cache.fast_mask), None
-        else:
-            out, w = (
-                F.scaled_dot_product_attention(q, cache.k, cache.v, cache.fast_mask, p),
-                None,
-            )
-        if cache.live is not None:
-            out = out * cache.live  # memories with no key: zeros
+    out, w = _attend_memory(q, cache, p, need_weights)
     if g > 1:  # a sentence's g query groups back to g batch rows
         out = out.view(n, h, g, L_q, d_k).transpose(1, 2).reshape(N, h, L_q, d_k)
         if w is not None:

@@ -8,6 +8,7 @@ __all__ = ['LayerNorm', 'SublayerConnection']
 # %% ../nbs/05_sublayer.ipynb #93863da9
 from typing import Callable
 import torch
+from fastcore.basics import patch
 from torch import nn, Tensor
 
 # %% ../nbs/05_sublayer.ipynb #6ea0a1e6
@@ -56,31 +57,30 @@ class SublayerConnection(nn.Module):
         self.norm = nn.LayerNorm(d_model, eps=eps)
         self.dropout = nn.Dropout(dropout)
 
-    def forward(
-        self,
-        x: Tensor,  # (B, L, d_model) input of the sub-layer
-        # (B, L, d_model) -> (B, L, d_model), e.g. the FFN
-        sublayer: Callable[[Tensor], Tensor],
-    ) -> Tensor:  # (B, L, d_model)
-        if x.size(-1) != self.d_model:
-            raise ValueError(
-                f"x must have shape (B, L, d_model={self.d_model}), got "
-                f"{tuple(x.shape)}"
-            )
-        if not callable(sublayer):
-            raise TypeError(f"sublayer must be callable, got {type(sublayer).__name__}")
-        h = sublayer(self.norm(x) if self.norm_first else x)  # (B, L, d_model)
-        if h.shape != x.shape:
-            raise ValueError(
-                "the sub-layer must keep the shape of its input for the residual sum: "
-                f"got {tuple(h.shape)} from {tuple(x.shape)}"
-            )
-        return (
-            x + self.dropout(h) if self.norm_first else self.norm(x + self.dropout(h))
-        )
-
     def extra_repr(self):
         return (
             f"norm_first={self.norm_first} "
             f"({'pre' if self.norm_first else 'post'}-norm)"
         )
+
+# %% ../nbs/05_sublayer.ipynb #fdb4df7e
+@patch
+def forward(
+    self: SublayerConnection,
+    x: Tensor,  # (B, L, d_model) input of the sub-layer
+    # (B, L, d_model) -> (B, L, d_model), e.g. the FFN
+    sublayer: Callable[[Tensor], Tensor],
+) -> Tensor:  # (B, L, d_model)
+    if x.size(-1) != self.d_model:
+        raise ValueError(
+            f"x must have shape (B, L, d_model={self.d_model}), got {tuple(x.shape)}"
+        )
+    if not callable(sublayer):
+        raise TypeError(f"sublayer must be callable, got {type(sublayer).__name__}")
+    h = sublayer(self.norm(x) if self.norm_first else x)  # (B, L, d_model)
+    if h.shape != x.shape:
+        raise ValueError(
+            "the sub-layer must keep the shape of its input for the residual sum: "
+            f"got {tuple(h.shape)} from {tuple(x.shape)}"
+        )
+    return x + self.dropout(h) if self.norm_first else self.norm(x + self.dropout(h))

@@ -19,6 +19,22 @@ def mps_available() -> bool:
     backend = getattr(torch.backends, 'mps', None)
     return bool(backend is not None and backend.is_available())
 
+# %% ../nbs/00_utils.ipynb #b0bd96c9
+def _cuda_device(name: str, device: torch.device) -> torch.device:
+    "A CUDA device that exists here; without an index, this process's (`LOCAL_RANK`)."
+    if not torch.cuda.is_available():
+        raise ValueError(
+            f"device {name!r} asked for, but CUDA is not available "
+            "here: use 'cpu' or 'auto'"
+        )
+    if device.index is None:
+        device = torch.device('cuda', int(os.environ.get('LOCAL_RANK', 0)))
+    if device.index >= torch.cuda.device_count():
+        raise ValueError(
+            f"device {name!r}: there are only {torch.cuda.device_count()} CUDA devices"
+        )
+    return device
+
 # %% ../nbs/00_utils.ipynb #7aab967f
 def resolve_device(
     name: str | torch.device = 'auto',  # 'auto', 'cpu', 'cuda', 'cuda:N' or 'mps'
@@ -37,18 +53,7 @@ def resolve_device(
     if device is None or device.type not in ('cpu', 'cuda', 'mps'):
         raise ValueError(f"unknown device {name!r}{hint}: use {DEVICES}")
     if device.type == 'cuda':
-        if not torch.cuda.is_available():
-            raise ValueError(
-                f"device {name!r} asked for, but CUDA is not available "
-                "here: use 'cpu' or 'auto'"
-            )
-        if device.index is None:
-            device = torch.device('cuda', int(os.environ.get('LOCAL_RANK', 0)))
-        if device.index >= torch.cuda.device_count():
-            raise ValueError(
-                f"device {name!r}: there are only "
-                f"{torch.cuda.device_count()} CUDA devices"
-            )
+        device = _cuda_device(name, device)
     if device.type == 'mps' and not mps_available():
         raise ValueError(
             f"device {name!r} asked for, but MPS is not available here: "
