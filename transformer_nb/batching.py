@@ -39,43 +39,46 @@ class PairDataset(torch.utils.data.Dataset):
         self.ids = [str(i) for i in range(len(self.src))]  # names of the pairs
         self.dropped = []  # ids of pairs left out by `from_pairs(max_len=...)`
 
-    @classmethod
-    def from_pairs(
-        cls,
-        pairs: Pairs,
-        tok: Tokenizer,
-        max_len: int | None = None,  # leave out (and list) longer pairs
-    ) -> 'PairDataset':
-        "Encode `pairs` with `tok`: pieces + eos on both sides, the book's convention."
-        src, tgt = tok.encode(pairs.src), tok.encode(pairs.tgt)
-        keep = [
-            i
-            for i in range(len(src))
-            if max_len is None or max(len(src[i]), len(tgt[i])) <= max_len
-        ]
-        ds = cls([src[i] for i in keep], [tgt[i] for i in keep])
-        ds.ids = [pairs.ids[i] for i in keep]
-        ds.dropped = [pairs.ids[i] for i in sorted(set(range(len(src))) - set(keep))]
-        if ds.dropped:
-            warnings.warn(
-                f'{len(ds.dropped)} pair(s) longer than '
-                f'max_len={max_len} left out (listed in .dropped)'
-            )
-        return ds
-
     def __len__(self):
         return len(self.src)
 
     def __getitem__(self, i):
         return self.src[i], self.tgt[i]
 
-    @property
-    def src_lens(self) -> list:
-        return [len(s) for s in self.src]
+# %% ../nbs/09a_batching.ipynb #3e6e37c9
+@patch(cls_method=True)
+def from_pairs(
+    cls: PairDataset,
+    pairs: Pairs,
+    tok: Tokenizer,
+    max_len: int | None = None,  # leave out (and list) longer pairs
+) -> PairDataset:
+    "Encode `pairs` with `tok`: pieces + eos on both sides, the book's convention."
+    src, tgt = tok.encode(pairs.src), tok.encode(pairs.tgt)
+    keep = [
+        i
+        for i in range(len(src))
+        if max_len is None or max(len(src[i]), len(tgt[i])) <= max_len
+    ]
+    ds = cls([src[i] for i in keep], [tgt[i] for i in keep])
+    ds.ids = [pairs.ids[i] for i in keep]
+    ds.dropped = [pairs.ids[i] for i in sorted(set(range(len(src))) - set(keep))]
+    if ds.dropped:
+        warnings.warn(
+            f'{len(ds.dropped)} pair(s) longer than '
+            f'max_len={max_len} left out (listed in .dropped)'
+        )
+    return ds
 
-    @property
-    def tgt_lens(self) -> list:
-        return [len(t) for t in self.tgt]
+# %% ../nbs/09a_batching.ipynb #121465de
+@patch(as_prop=True)
+def src_lens(self: PairDataset) -> list:
+    return [len(s) for s in self.src]
+
+
+@patch(as_prop=True)
+def tgt_lens(self: PairDataset) -> list:
+    return [len(t) for t in self.tgt]
 
 # %% ../nbs/09a_batching.ipynb #c3ddea97
 def collate(
@@ -90,6 +93,27 @@ def collate(
     if src.dtype != torch.long or tgt.dtype != torch.long:
         raise TypeError(f'ids must be torch.long, got {src.dtype}, {tgt.dtype}')
     return src, tgt
+
+# %% ../nbs/09a_batching.ipynb #2d1cd355
+def _check_sampler_args(src_lens, tgt_lens, max_tokens, num_replicas, rank):
+    "Refuse lengths that disagree, a bad budget or rank, and a pair over the budget."
+    if src_lens.shape != tgt_lens.shape:
+        raise ValueError(
+            f'{len(src_lens)} source lengths but {len(tgt_lens)} target lengths'
+        )
+    if max_tokens < 1:
+        raise ValueError(f'max_tokens must be positive, got {max_tokens}')
+    if not 0 <= rank < num_replicas:
+        raise ValueError(
+            f'rank must be in [0, num_replicas={num_replicas}), got {rank}'
+        )
+    longest = np.maximum(src_lens, tgt_lens)
+    if len(longest) and longest.max() > max_tokens:
+        i = int(longest.argmax())
+        raise ValueError(
+            f'pair {i} has {int(longest[i])} tokens, more than '
+            f'max_tokens={max_tokens}; raise max_tokens or filter long pairs'
+        )
 
 # %% ../nbs/09a_batching.ipynb #2b27f29d
 class TokenBucketSampler(torch.utils.data.Sampler):
@@ -109,25 +133,9 @@ class TokenBucketSampler(torch.utils.data.Sampler):
     ):
         self.src_lens = np.asarray(src_lens, dtype=np.int64)
         self.tgt_lens = np.asarray(tgt_lens, dtype=np.int64)
-        if self.src_lens.shape != self.tgt_lens.shape:
-            raise ValueError(
-                f'{len(self.src_lens)} source lengths but '
-                f'{len(self.tgt_lens)} target lengths'
-            )
-        if max_tokens < 1:
-            raise ValueError(f'max_tokens must be positive, got {max_tokens}')
-        if not 0 <= rank < num_replicas:
-            raise ValueError(
-                f'rank must be in [0, num_replicas={num_replicas}), got {rank}'
-            )
-        longest = np.maximum(self.src_lens, self.tgt_lens)
-        if len(longest) and longest.max() > max_tokens:
-            i = int(longest.argmax())
-            raise ValueError(
-                f'pair {i} has {int(longest[i])} tokens, more than '
-                f'max_tokens={max_tokens}; raise max_tokens or filter '
-                'long pairs'
-            )
+        _check_sampler_args(
+            self.src_lens, self.tgt_lens, max_tokens, num_replicas, rank
+        )
         self.max_tokens, self.max_sentences = max_tokens, max_sentences
         self.shuffle, self.bucket = shuffle, bucket
         self.seed, self.num_replicas, self.rank = seed, num_replicas, rank
@@ -170,7 +178,7 @@ def _shard(self: TokenBucketSampler) -> list:
         self._cache = (self.epoch, b[self.rank : n : self.num_replicas])
     return self._cache[1]
 
-
+# %% ../nbs/09a_batching.ipynb #a90bdbf0
 @patch
 def __len__(self: TokenBucketSampler):
     return len(self._shard())
@@ -185,7 +193,7 @@ def __iter__(self: TokenBucketSampler):
         self.position += 1
         yield shard[self.position - 1]
 
-
+# %% ../nbs/09a_batching.ipynb #cb6fe820
 @patch
 def set_epoch(self: TokenBucketSampler, epoch: int):
     "Start `epoch` (a no-op if it is the current one, so a restored position is kept)."
@@ -209,7 +217,7 @@ def state_dict(self: TokenBucketSampler) -> dict:
         'n_pairs': len(self.src_lens),
     }
 
-
+# %% ../nbs/09a_batching.ipynb #8bf11df6
 @patch
 def load_state_dict(self: TokenBucketSampler, state: dict):
     "Continue from a `state_dict()`; refuses one of other data, seed, budget or ranks."

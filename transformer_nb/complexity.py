@@ -12,6 +12,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn, Tensor
 from torch.utils.flop_counter import FlopCounterMode
+from fastcore.basics import patch
 from .multihead import MultiHeadAttention
 
 # %% ../nbs/16_why_self_attention.ipynb #25425336
@@ -44,18 +45,20 @@ class SequenceLayer(nn.Module):
         else:
             self.f = nn.Conv1d(d_model, d_model, kernel_size, dilation=dilation)
 
-    def forward(self, x: Tensor) -> Tensor:  # (B, n, d) -> (B, n, d)
-        if self.kind == 'attention':
-            return self.f(x)[0]
-        if self.kind == 'restricted':
-            i = torch.arange(x.size(1), device=x.device)
-            # band mask (n, n)
-            return self.f(x, mask=(i[:, None] - i[None, :]).abs() <= self.window)[0]
-        # hidden state at every step
-        if self.kind in ('lstm', 'gru'):
-            return self.f(x)[0]
-        # (B, d, pad + n) -> (B, n, d)
-        return self.f(F.pad(x.transpose(1, 2), (self.pad, 0))).transpose(1, 2)
+# %% ../nbs/16_why_self_attention.ipynb #ec990be8
+@patch
+def forward(self: SequenceLayer, x: Tensor) -> Tensor:  # (B, n, d) -> (B, n, d)
+    if self.kind == 'attention':
+        return self.f(x)[0]
+    if self.kind == 'restricted':
+        i = torch.arange(x.size(1), device=x.device)
+        # band mask (n, n)
+        return self.f(x, mask=(i[:, None] - i[None, :]).abs() <= self.window)[0]
+    # hidden state at every step
+    if self.kind in ('lstm', 'gru'):
+        return self.f(x)[0]
+    # (B, d, pad + n) -> (B, n, d)
+    return self.f(F.pad(x.transpose(1, 2), (self.pad, 0))).transpose(1, 2)
 
 # %% ../nbs/16_why_self_attention.ipynb #266d910c
 def layer_flops(

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 import numpy as np
+from fastcore.basics import patch
 from torch import Tensor
 
 from .model import TOKENIZER_NAME, ModelFileError, shipped_path
@@ -66,27 +67,33 @@ class Pairs:
     def __getitem__(self, i):
         return self.src[i], self.tgt[i]
 
-    def __repr__(self):
-        return f'Pairs({len(self)} pair{"" if len(self) == 1 else "s"}' + (
-            f', e.g. {self.ids[0]}: {self.src[0][:40]!r} -> {self.tgt[0][:40]!r})'
-            if len(self)
-            else ')'
-        )
+# %% ../nbs/09_data.ipynb #46c1f844
+@patch
+def __repr__(self: Pairs):
+    return f'Pairs({len(self)} pair{"" if len(self) == 1 else "s"}' + (
+        f', e.g. {self.ids[0]}: {self.src[0][:40]!r} -> {self.tgt[0][:40]!r})'
+        if len(self)
+        else ')'
+    )
 
-    def subset(self, keep) -> 'Pairs':
-        "The pairs at the indices `keep` (or where the booleans `keep` are True)."
-        keep = list(keep)
-        if keep and isinstance(keep[0], (bool, np.bool_)):
-            keep = [i for i, k in enumerate(keep) if k]
-        return Pairs(
-            [self.src[i] for i in keep],
-            [self.tgt[i] for i in keep],
-            [self.ids[i] for i in keep],
-        )
+# %% ../nbs/09_data.ipynb #a7a900f6
+@patch
+def subset(self: Pairs, keep) -> Pairs:
+    "The pairs at the indices `keep` (or where the booleans `keep` are True)."
+    keep = list(keep)
+    if keep and isinstance(keep[0], (bool, np.bool_)):
+        keep = [i for i, k in enumerate(keep) if k]
+    return Pairs(
+        [self.src[i] for i in keep],
+        [self.tgt[i] for i in keep],
+        [self.ids[i] for i in keep],
+    )
 
-    def swap(self) -> 'Pairs':
-        "The same pairs in the other translation direction."
-        return Pairs(list(self.tgt), list(self.src), list(self.ids), list(self.skipped))
+# %% ../nbs/09_data.ipynb #f4648d7b
+@patch
+def swap(self: Pairs) -> Pairs:
+    "The same pairs in the other translation direction."
+    return Pairs(list(self.tgt), list(self.src), list(self.ids), list(self.skipped))
 
 # %% ../nbs/09_data.ipynb #f92c9fc3
 def _open_binary(path):
@@ -101,6 +108,26 @@ def _finish(pairs: Pairs, where) -> Pairs:
             f'Pairs.skipped; first: {pairs.skipped[0]}'
         )
     return pairs
+
+# %% ../nbs/09_data.ipynb #e86d4dc7
+def _parse_line(raw: bytes, need: int, src_col: int, tgt_col: int) -> tuple:
+    "The columns, source and target of one line; a ValueError says what is wrong."
+    try:
+        line = raw.decode('utf-8').rstrip('\n').rstrip('\r')
+    except UnicodeDecodeError as e:
+        raise ValueError(f'invalid UTF-8 at byte {e.start} of the line') from None
+    cols = line.split('\t')
+    if len(cols) == 1:
+        raise ValueError(f'no tab (need {need} tab-separated columns)')
+    if len(cols) < need:
+        raise ValueError(f'{len(cols)} columns, need {need}')
+    s, t = cols[src_col].strip(), cols[tgt_col].strip()
+    if not s or not t:
+        raise ValueError(
+            f'empty {"source" if not s else "target"} (column '
+            f'{src_col if not s else tgt_col})'
+        )
+    return cols, s, t
 
 # %% ../nbs/09_data.ipynb #b23eedd1
 def read_pairs(
@@ -121,23 +148,7 @@ def read_pairs(
     with _open_binary(path) as f:
         for n, raw in enumerate(f, 1):
             try:
-                try:
-                    line = raw.decode('utf-8').rstrip('\n').rstrip('\r')
-                except UnicodeDecodeError as e:
-                    raise ValueError(
-                        f'invalid UTF-8 at byte {e.start} of the line'
-                    ) from None
-                cols = line.split('\t')
-                if len(cols) == 1:
-                    raise ValueError(f'no tab (need {need} tab-separated columns)')
-                if len(cols) < need:
-                    raise ValueError(f'{len(cols)} columns, need {need}')
-                s, t = cols[src_col].strip(), cols[tgt_col].strip()
-                if not s or not t:
-                    raise ValueError(
-                        f'empty {"source" if not s else "target"} (column '
-                        f'{src_col if not s else tgt_col})'
-                    )
+                cols, s, t = _parse_line(raw, need, src_col, tgt_col)
             except ValueError as e:
                 if on_error == 'raise':
                     raise ValueError(f'{path}, line {n}: {e}') from None
@@ -282,49 +293,6 @@ class Tokenizer:
                 f'special ids must be pad=0, unk=1, bos=2, eos=3; this model has {got}'
             )
 
-    @classmethod
-    def train(
-        cls,
-        # training text of both languages, one sentence per item
-        sentences: Iterable[str],
-        vocab_size: int = 8000,
-        model_type: str = 'unigram',  # 'unigram' or 'bpe'
-        # share of characters covered by single pieces (rare ones map to unk)
-        character_coverage: float = 1.0,
-        # train on a random sample of this many sentences (seeded)
-        max_sentences: int | None = None,
-        seed: int = 0,
-    ) -> 'Tokenizer':
-        "Train a SentencePiece model in memory (no files written)."
-        import os, sentencepiece as spm
-
-        if model_type not in ('unigram', 'bpe'):
-            raise ValueError(
-                f"model_type must be 'unigram' or 'bpe', got {model_type!r}"
-            )
-        sentences = [s for s in sentences if s]
-        if max_sentences is not None and len(sentences) > max_sentences:
-            sentences = random.Random(seed).sample(sentences, max_sentences)
-        buf = io.BytesIO()
-        spm.SentencePieceTrainer.train(
-            sentence_iterator=iter(sentences),
-            model_writer=buf,
-            vocab_size=vocab_size,
-            model_type=model_type,
-            character_coverage=character_coverage,
-            pad_id=0,
-            unk_id=1,
-            bos_id=2,
-            eos_id=3,
-            pad_piece='<pad>',
-            unk_piece='<unk>',
-            bos_piece='<s>',
-            eos_piece='</s>',
-            num_threads=os.cpu_count() or 1,
-            minloglevel=2,
-        )
-        return cls(buf.getvalue())
-
     @property
     def vocab_size(self) -> int:
         return self.sp.get_piece_size()
@@ -335,63 +303,121 @@ class Tokenizer:
     def __repr__(self):
         return f'Tokenizer(vocab_size={self.vocab_size}, pad=0, unk=1, bos=2, eos=3)'
 
-    def encode(
-        self,
-        text,  # a string, or a list of strings
-        # end each sequence with eos (the book's convention for source and
-        # target)
-        add_eos: bool = True,
-        add_bos: bool = False,
-    ):
-        """Text to ids: a list of ints for a string, a list of lists for a list of
-        strings."""
-        single = isinstance(text, str)
-        texts = [clean_text(t) for t in ([text] if single else text)]
-        ids = self.sp.encode(texts, add_eos=add_eos, add_bos=add_bos)
-        return ids[0] if single else ids
+# %% ../nbs/09_data.ipynb #902ade64
+def _train_proto(
+    sentences: list, vocab_size: int, model_type: str, character_coverage: float
+) -> bytes:
+    "A serialized SentencePiece model trained in memory, with the book's special ids."
+    import os, sentencepiece as spm
 
-    def decode(self, ids):  # list of ints, list of lists, or a (L,) / (B, L) tensor
-        "Ids to text, stopping at the first eos and skipping pad and bos."
-        if isinstance(ids, Tensor):
-            ids = ids.tolist()
-        single = len(ids) == 0 or isinstance(ids[0], int)
+    buf = io.BytesIO()
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(sentences),
+        model_writer=buf,
+        vocab_size=vocab_size,
+        model_type=model_type,
+        character_coverage=character_coverage,
+        pad_id=0,
+        unk_id=1,
+        bos_id=2,
+        eos_id=3,
+        pad_piece='<pad>',
+        unk_piece='<unk>',
+        bos_piece='<s>',
+        eos_piece='</s>',
+        num_threads=os.cpu_count() or 1,
+        minloglevel=2,
+    )
+    return buf.getvalue()
 
-        def clean(row):
-            row = list(row)
-            if self.eos_token_id in row:
-                row = row[: row.index(self.eos_token_id)]
-            return [i for i in row if i not in (self.pad_token_id, self.bos_token_id)]
+# %% ../nbs/09_data.ipynb #a26c5158
+@patch(cls_method=True)
+def train(
+    cls: Tokenizer,
+    # training text of both languages, one sentence per item
+    sentences: Iterable[str],
+    vocab_size: int = 8000,
+    model_type: str = 'unigram',  # 'unigram' or 'bpe'
+    # share of characters covered by single pieces (rare ones map to unk)
+    character_coverage: float = 1.0,
+    # train on a random sample of this many sentences (seeded)
+    max_sentences: int | None = None,
+    seed: int = 0,
+) -> Tokenizer:
+    "Train a SentencePiece model in memory (no files written)."
+    if model_type not in ('unigram', 'bpe'):
+        raise ValueError(f"model_type must be 'unigram' or 'bpe', got {model_type!r}")
+    sentences = [s for s in sentences if s]
+    if max_sentences is not None and len(sentences) > max_sentences:
+        sentences = random.Random(seed).sample(sentences, max_sentences)
+    return cls(_train_proto(sentences, vocab_size, model_type, character_coverage))
 
-        out = [self.sp.decode(clean(r)) for r in ([ids] if single else ids)]
-        return out[0] if single else out
+# %% ../nbs/09_data.ipynb #654b8500
+@patch
+def encode(
+    self: Tokenizer,
+    text,  # a string, or a list of strings
+    # end each sequence with eos (the book's convention for source and target)
+    add_eos: bool = True,
+    add_bos: bool = False,
+):
+    """Text to ids: a list of ints for a string, a list of lists for a list of
+    strings."""
+    single = isinstance(text, str)
+    texts = [clean_text(t) for t in ([text] if single else text)]
+    ids = self.sp.encode(texts, add_eos=add_eos, add_bos=add_bos)
+    return ids[0] if single else ids
 
-    def pieces(self, text: str) -> list:
-        "The subword pieces of one string."
-        return self.sp.encode(text, out_type=str)
+# %% ../nbs/09_data.ipynb #564c3d43
+@patch
+# list of ints, list of lists, or a (L,) / (B, L) tensor
+def decode(self: Tokenizer, ids):
+    "Ids to text, stopping at the first eos and skipping pad and bos."
+    if isinstance(ids, Tensor):
+        ids = ids.tolist()
+    single = len(ids) == 0 or isinstance(ids[0], int)
 
-    def save(self, path) -> Path:
-        """Write the model to `path` (a `.model` file, or a folder that gets
-        `tokenizer.model`); returns the file."""
-        path = Path(path)
-        if path.suffix != '.model':
-            path.mkdir(parents=True, exist_ok=True)
-            path = path / TOKENIZER_NAME
-        else:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(self.proto)
-        return path
+    def clean(row):
+        row = list(row)
+        if self.eos_token_id in row:
+            row = row[: row.index(self.eos_token_id)]
+        return [i for i in row if i not in (self.pad_token_id, self.bos_token_id)]
 
-    @classmethod
-    def load(cls, path) -> 'Tokenizer':
-        "Read a model written by `save` (the `.model` file or its folder)."
-        path = Path(path)
-        if path.is_dir():
-            path = path / TOKENIZER_NAME
-        if not path.exists():
-            raise FileNotFoundError(f'no tokenizer model at {path}')
-        try:
-            return cls(path.read_bytes())
-        except ValueError as e:
-            raise ModelFileError(
-                f'{path}: {e}: save the tokenizer again with Tokenizer.save'
-            ) from None
+    out = [self.sp.decode(clean(r)) for r in ([ids] if single else ids)]
+    return out[0] if single else out
+
+# %% ../nbs/09_data.ipynb #7561ff22
+@patch
+def pieces(self: Tokenizer, text: str) -> list:
+    "The subword pieces of one string."
+    return self.sp.encode(text, out_type=str)
+
+# %% ../nbs/09_data.ipynb #5bb0ceb5
+@patch
+def save(self: Tokenizer, path) -> Path:
+    """Write the model to `path` (a `.model` file, or a folder that gets
+    `tokenizer.model`); returns the file."""
+    path = Path(path)
+    if path.suffix != '.model':
+        path.mkdir(parents=True, exist_ok=True)
+        path = path / TOKENIZER_NAME
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(self.proto)
+    return path
+
+# %% ../nbs/09_data.ipynb #d176ef59
+@patch(cls_method=True)
+def load(cls: Tokenizer, path) -> Tokenizer:
+    "Read a model written by `save` (the `.model` file or its folder)."
+    path = Path(path)
+    if path.is_dir():
+        path = path / TOKENIZER_NAME
+    if not path.exists():
+        raise FileNotFoundError(f'no tokenizer model at {path}')
+    try:
+        return cls(path.read_bytes())
+    except ValueError as e:
+        raise ModelFileError(
+            f'{path}: {e}: save the tokenizer again with Tokenizer.save'
+        ) from None
