@@ -15,6 +15,7 @@ from fastcore.basics import patch
 from transformer_nb.generate import (
     IncrementalDecoder,
     check_args,
+    eval_mode,
     int_at_least,
     length_limits,
 )
@@ -107,9 +108,25 @@ def check_length_penalty(alpha) -> float:
         )
     return float(alpha)
 
+# %% ../nbs/14_beam_search.ipynb #26d2ba74
+_BEAM_RULES = (  # (setting, test, what it must be) for settings with a fixed range
+    ('early_stopping', lambda v: v in (True, False, 'never'), "True, False or 'never'"),
+    ('length_penalty_form', lambda v: v in LP_FORMS, f"one of {LP_FORMS}"),
+    ('diversity_penalty', lambda v: v >= 0, '>= 0'),
+    ('repetition_penalty', lambda v: v > 0, '> 0'),
+    (
+        'repetition_window',
+        lambda v: v is None or int_at_least(1)(v),
+        'a positive int or None',
+    ),
+    ('no_repeat_ngram_size', int_at_least(0), 'a non-negative int'),
+    ('min_new_tokens', int_at_least(0), 'a non-negative int'),
+)
+
 # %% ../nbs/14_beam_search.ipynb #774cf69f
 def _check_beam_args(model, src, s: dict):
     "Validate the source and the settings `s` of `beam_search` once, before the loop."
+    check_length_penalty(s['length_penalty'])
     if not isinstance(src, Tensor) or src.dim() != 2 or src.dtype != torch.long:
         got = (
             f"{tuple(src.shape)} {src.dtype}"
@@ -130,24 +147,8 @@ def _check_beam_args(model, src, s: dict):
         raise ValueError(f"num_return_sequences={R} cannot exceed num_beams={K}")
     T = model.config.max_len
     in_range = lambda v: v is None or (isinstance(v, int) and 1 <= v <= T)
-    optional = lambda v: v is None or int_at_least(1)(v)
-    check_args(
-        (n, s[n], ok, expected)
-        for n, ok, expected in (
-            (
-                'early_stopping',
-                lambda v: v in (True, False, 'never'),
-                "True, False or 'never'",
-            ),
-            ('length_penalty_form', lambda v: v in LP_FORMS, f"one of {LP_FORMS}"),
-            ('diversity_penalty', lambda v: v >= 0, '>= 0'),
-            ('repetition_penalty', lambda v: v > 0, '> 0'),
-            ('repetition_window', optional, 'a positive int or None'),
-            ('no_repeat_ngram_size', int_at_least(0), 'a non-negative int'),
-            ('min_new_tokens', int_at_least(0), 'a non-negative int'),
-            ('max_new_tokens', in_range, f"an int in [1, max_len={T}] or None"),
-        )
-    )
+    limit = ('max_new_tokens', in_range, f"an int in [1, max_len={T}] or None")
+    check_args((n, s[n], ok, expected) for n, ok, expected in _BEAM_RULES + (limit,))
 
 # %% ../nbs/14_beam_search.ipynb #3571f9da
 class BeamSearch:
@@ -168,32 +169,36 @@ class BeamSearch:
         'no_repeat_ngram_size',
     )
 
-    def __init__(self, model: Transformer, src: Tensor, settings: dict, trace=None):
-        "Encode `src` (B >= 1) with `model` (in eval mode), for checked `settings`."
-        self.__dict__.update(settings)  # num_beams, length_penalty, ... as attributes
-        c, B, dev = model.config, src.size(0), src.device
-        K, G, R = self.num_beams, self.num_beam_groups, self.num_return_sequences
-        self.k, self.V, self.dev, self.trace = K // G, c.tgt_vocab, dev, trace
-        alpha, form = self.length_penalty, self.length_penalty_form
-        self.lp = lambda n: length_normalizer(n, alpha, form)  # the length normaliser
-        self.eos, self.pad, NEG = c.eos_token_id, c.pad_token_id, float('-inf')
-        self.limit = length_limits(src, self.max_new_tokens, self.pad, c.max_len)
-        L = self.L = int(self.limit.max()) + 1  # token buffer: ⟨BOS⟩ + longest output
-        memory, src_mask = model.encode(src)  # (B, S, d_model), (B, 1, 1, S): once
-        self.dec = IncrementalDecoder(model, memory, src_mask, L - 1, group=K)
-        self.seq = torch.full((B, G, self.k, L), self.pad, dtype=torch.long, device=dev)
-        self.seq[..., 0] = c.bos_token_id  # running hypotheses
-        self.run = torch.full((B, G, self.k), NEG, device=dev)  # their summed scores
-        self.run[:, :, 0] = 0.0  # one live beam per group at the start
-        self.fin_seq = self.seq.clone()  # finished pool per group,
-        self.fin = torch.full((B, G, self.k), NEG, device=dev)  # with normalised scores
-        self.done = torch.zeros(B, G, dtype=torch.bool, device=dev)  # pool is final
-        self.ids = torch.arange(B, device=dev)  # original index of each active sentence
-        self.out_seq = torch.full((B, R, L), self.pad, dtype=torch.long, device=dev)
-        self.out_score = torch.full((B, R), NEG, device=dev)
-        self.top_k = torch.arange(2 * self.k, device=dev) < self.k  # may finish
-        self.never = torch.tensor([self.pad, c.bos_token_id], device=dev)
-        self.bound_at_limit = self.early_stopping == 'never' and self.length_penalty > 0
+# %% ../nbs/14_beam_search.ipynb #7db61448
+@patch
+def __init__(
+    self: BeamSearch, model: Transformer, src: Tensor, settings: dict, trace=None
+):
+    "Encode `src` (B >= 1) with `model` (in eval mode), for checked `settings`."
+    self.__dict__.update(settings)  # num_beams, length_penalty, ... as attributes
+    c, B, dev = model.config, src.size(0), src.device
+    K, G, R = self.num_beams, self.num_beam_groups, self.num_return_sequences
+    self.k, self.V, self.dev, self.trace = K // G, c.tgt_vocab, dev, trace
+    alpha, form = self.length_penalty, self.length_penalty_form
+    self.lp = lambda n: length_normalizer(n, alpha, form)  # the length normaliser
+    self.eos, self.pad, NEG = c.eos_token_id, c.pad_token_id, float('-inf')
+    self.limit = length_limits(src, self.max_new_tokens, self.pad, c.max_len)
+    L = self.L = int(self.limit.max()) + 1  # token buffer: ⟨BOS⟩ + longest output
+    memory, src_mask = model.encode(src)  # (B, S, d_model), (B, 1, 1, S): once
+    self.dec = IncrementalDecoder(model, memory, src_mask, L - 1, group=K)
+    self.seq = torch.full((B, G, self.k, L), self.pad, dtype=torch.long, device=dev)
+    self.seq[..., 0] = c.bos_token_id  # running hypotheses
+    self.run = torch.full((B, G, self.k), NEG, device=dev)  # their summed scores
+    self.run[:, :, 0] = 0.0  # one live beam per group at the start
+    self.fin_seq = self.seq.clone()  # finished pool per group,
+    self.fin = torch.full((B, G, self.k), NEG, device=dev)  # with normalised scores
+    self.done = torch.zeros(B, G, dtype=torch.bool, device=dev)  # pool is final
+    self.ids = torch.arange(B, device=dev)  # original index of each active sentence
+    self.out_seq = torch.full((B, R, L), self.pad, dtype=torch.long, device=dev)
+    self.out_score = torch.full((B, R), NEG, device=dev)
+    self.top_k = torch.arange(2 * self.k, device=dev) < self.k  # may finish
+    self.never = torch.tensor([self.pad, c.bos_token_id], device=dev)
+    self.bound_at_limit = self.early_stopping == 'never' and self.length_penalty > 0
 
 # %% ../nbs/14_beam_search.ipynb #0384d165
 @patch
@@ -394,17 +399,11 @@ def beam_search(
 ):  # (B·R, T) long; or (sequences, scores); or GenerateBeamOutput
     "Batched beam search on the KV cache, with Hugging Face's settings and names."
     settings = {n: v for n, v in locals().items() if n in BeamSearch.SETTINGS}
-    check_length_penalty(length_penalty)
     _check_beam_args(model, src, settings)
-    if src.size(0) == 0:
-        out, scores = src.new_zeros(0, 0), torch.zeros(0, device=src.device)
-    else:
-        was_training = model.training
-        model.eval()
-        try:
+    out, scores = src.new_zeros(0, 0), torch.zeros(0, device=src.device)  # B = 0
+    if src.size(0):
+        with eval_mode(model):
             out, scores = BeamSearch(model, src, settings, trace).search()
-        finally:
-            model.train(was_training)
     if return_dict_in_generate:
         return GenerateBeamOutput(out, scores if output_scores else None)
     return (out, scores) if output_scores else out

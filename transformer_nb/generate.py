@@ -4,15 +4,17 @@
 
 # %% auto #0
 __all__ = ['kv_cache_bytes', 'IncrementalDecoder', 'NaiveDecoder', 'warp_logits', 'next_token', 'GenerateOutput', 'check_args',
-           'int_at_least', 'special_ids', 'length_limits', 'generate', 'onednn_available', 'PackedLinear',
+           'int_at_least', 'special_ids', 'length_limits', 'eval_mode', 'generate', 'onednn_available', 'PackedLinear',
            'split_projections', 'pack_for_cpu', 'unpack_linears']
 
 # %% ../nbs/13_kv_cache.ipynb #56e30ad8
-import copy, functools
+import contextlib, copy, functools
 from dataclasses import dataclass, field
+from functools import partial
 import torch
 import torch.nn.functional as F
 from torch import nn, Tensor
+from fastcore.basics import patch
 from .multihead import MultiHeadAttention
 from .decoder import DecoderCache
 from .model import Transformer, TransformerConfig
@@ -86,12 +88,8 @@ class NaiveDecoder:
             memory = memory.repeat_interleave(group, 0)
             if src_mask is not None:
                 src_mask = src_mask.repeat_interleave(group, 0)
-        self.model, self.memory, self.src_mask, self.prefix = (
-            model,
-            memory,
-            src_mask,
-            None,
-        )
+        self.model, self.memory, self.src_mask = model, memory, src_mask
+        self.prefix = None  # (B, L) the tokens fed so far
 
     def __len__(self) -> int:
         return 0 if self.prefix is None else self.prefix.size(1)
@@ -103,15 +101,17 @@ class NaiveDecoder:
         if self.prefix is not None:
             self.prefix = self.prefix.index_select(0, index)
 
-    def step(self, tokens: Tensor) -> Tensor:  # (B,) -> (B, V)
-        """Append `tokens` to the prefix, recompute every position, return the logits of
-        the last."""
-        t = tokens[:, None]  # (B, 1)
-        # (B, L)
-        self.prefix = t if self.prefix is None else torch.cat([self.prefix, t], dim=1)
-        # all L positions again
-        h = self.model.decode(self.prefix, self.memory, self.src_mask)
-        return self.model.generator(h[:, -1])
+# %% ../nbs/13_kv_cache.ipynb #6d388f7b
+@patch
+def step(self: NaiveDecoder, tokens: Tensor) -> Tensor:  # (B,) -> (B, V)
+    """Append `tokens` to the prefix, recompute every position, return the logits of
+    the last."""
+    t = tokens[:, None]  # (B, 1)
+    # (B, L)
+    self.prefix = t if self.prefix is None else torch.cat([self.prefix, t], dim=1)
+    # all L positions again
+    h = self.model.decode(self.prefix, self.memory, self.src_mask)
+    return self.model.generator(h[:, -1])
 
 # %% ../nbs/13_kv_cache.ipynb #2479cd3a
 def warp_logits(
@@ -178,13 +178,13 @@ def int_at_least(low: int):
     return lambda v: isinstance(v, int) and v >= low
 
 # %% ../nbs/13_kv_cache.ipynb #de1a4f62
-def _check_generate_args(
-    max_new_tokens, min_new_tokens, temperature, top_k, top_p, max_len, ids, vocab
-):
-    "Validate the decoding arguments once, before the loop."
+def _check_generate_args(config, max_new_tokens, min_new_tokens, warp: dict, ids):
+    "Validate the decoding arguments once, before the loop; `ids` is (eos, pad, start)."
+    vocab, max_len = config.tgt_vocab, config.max_len
+    names = ('eos_token_id', 'pad_token_id', 'decoder_start_token_id')
     is_id = lambda i: isinstance(i, int) and 0 <= i < vocab
     optional = lambda v: v is None or int_at_least(0)(v)
-    check_args((n, i, is_id, f"a token id in [0, {vocab})") for n, i in ids.items())
+    check_args((n, i, is_id, f"a token id in [0, {vocab})") for n, i in zip(names, ids))
     check_args(
         [('max_new_tokens', max_new_tokens, optional, 'a non-negative int or None')]
     )
@@ -197,9 +197,9 @@ def _check_generate_args(
     check_args(
         [
             ('min_new_tokens', min_new_tokens, count, 'a non-negative int'),
-            ('temperature', temperature, lambda v: v > 0, '> 0'),
-            ('top_k', top_k, count, 'a non-negative int (0 = off)'),
-            ('top_p', top_p, lambda v: 0.0 < v <= 1.0, 'in (0, 1]'),
+            ('temperature', warp['temperature'], lambda v: v > 0, '> 0'),
+            ('top_k', warp['top_k'], count, 'a non-negative int (0 = off)'),
+            ('top_p', warp['top_p'], lambda v: 0.0 < v <= 1.0, 'in (0, 1]'),
         ]
     )
 
@@ -230,46 +230,84 @@ def length_limits(
     return limits.clamp(max=max_len)
 
 # %% ../nbs/13_kv_cache.ipynb #9917a1ed
+def _drop_finished(dec, rows: Tensor, tokens: Tensor, limits: Tensor, eos: int, t: int):
+    """The active sentences that go on after step t: (rows, tokens, limits), each cut to
+    them; the decoder's caches follow (unless nothing goes on)."""
+    done = (tokens == eos) | (limits <= t + 1)  # (B_active,)
+    if not done.any():
+        return rows, tokens, limits
+    keep = (~done).nonzero()[:, 0]
+    if keep.numel():
+        dec.reorder(keep)  # finished sentences leave every cache
+    return rows[keep], tokens[keep], limits[keep]
+
+# %% ../nbs/13_kv_cache.ipynb #4b1d78e7
 def _decode_loop(
     dec,  # an IncrementalDecoder or NaiveDecoder over the B sentences
     out: Tensor,  # (B, T) filled in place with the chosen tokens
     limits: Tensor,  # (B,) tokens each sentence may generate
     choose,  # (B', V) float logits -> (B',) next tokens
-    eos: int,
-    bos: int,
-    pad: int,
+    ids: tuple,  # (eos, pad, bos) token ids
     min_new_tokens: int,
     scores: Tensor | None = None,  # (B, T, V) filled in place with the raw logits
 ) -> tuple[int, list]:  # steps taken, active sentences at each step
     "The generation loop: a token per active sentence per step; finished ones leave."
-    B, T = out.shape
-    rows = torch.arange(B, device=out.device)  # output row of each active sentence
-    tokens = torch.full((B,), bos, dtype=torch.long, device=out.device)  # newest token
-    banned = torch.tensor([i for i in (pad, bos) if i != eos], device=out.device)
+    (eos, pad, bos), (B, T), dev = ids, out.shape, out.device
+    rows = torch.arange(B, device=dev)  # output row of each active sentence
+    tokens = torch.full((B,), bos, dtype=torch.long, device=dev)  # newest token
+    banned = torch.tensor([i for i in (pad, bos) if i != eos], device=dev)
     first_stop = int(limits.min()) if B else 0  # no sentence reaches its limit before
-    batch_sizes, steps = [], 0
+    batch_sizes = []
     for t in range(T):
         logits = dec.step(tokens).float()  # (B_active, V)
         batch_sizes.append(tokens.size(0))
-        steps = t + 1
         if scores is not None:
             scores[rows, t] = logits
         if t < min_new_tokens:
             logits[:, eos] = float('-inf')
-        logits.index_fill_(1, banned, float('-inf'))  # pad, bos: never output
-        tokens = choose(logits)  # (B_active,)
+        tokens = choose(logits.index_fill_(1, banned, float('-inf')))  # never pad, bos
         out[rows, t] = tokens
         if t >= min_new_tokens or t + 1 >= first_stop:  # only now can a sentence finish
-            done = (tokens == eos) | (limits <= t + 1)  # (B_active,)
-            if done.any():
-                keep = (~done).nonzero()[:, 0]
-                if keep.numel() == 0:
-                    break
-                rows, tokens, limits = rows[keep], tokens[keep], limits[keep]
-                dec.reorder(keep)  # finished sentences leave every cache
-    return steps, batch_sizes
+            rows, tokens, limits = _drop_finished(dec, rows, tokens, limits, eos, t)
+            if rows.numel() == 0:
+                break
+    return len(batch_sizes), batch_sizes
 
 # %% ../nbs/13_kv_cache.ipynb #54c41eda
+@contextlib.contextmanager
+def eval_mode(model: nn.Module):
+    "Evaluation mode inside the `with` block; the model's own mode restored afterwards."
+    was_training = model.training
+    model.eval()
+    try:
+        yield model
+    finally:
+        model.train(was_training)
+
+# %% ../nbs/13_kv_cache.ipynb #65f445f8
+def _run_decoding(
+    model, src, choose, ids, max_new_tokens, min_new_tokens, use_cache, output_scores
+) -> GenerateOutput:
+    "Encode once, decode up to each sentence's limit, keep the steps taken."
+    memory, src_mask = model.encode(src)  # (B, S, d_model), (B, 1, 1, S): once
+    limits = length_limits(src, max_new_tokens, ids[1], model.config.max_len)  # (B,)
+    B = src.size(0)
+    T = int(limits.max()) if B else 0
+    dec = (IncrementalDecoder if use_cache else NaiveDecoder)(
+        model, memory, src_mask, T
+    )
+    out = torch.full((B, T), ids[1], dtype=torch.long, device=src.device)
+    V = model.config.tgt_vocab
+    scores = torch.zeros(B, T, V, device=src.device) if output_scores else None
+    steps, batch_sizes = _decode_loop(
+        dec, out, limits, choose, ids, min_new_tokens, scores
+    )
+    scores = None if scores is None else scores[:, :steps]
+    return GenerateOutput(
+        out[:, :steps], scores, batch_sizes, getattr(dec, 'cache', None)
+    )
+
+# %% ../nbs/13_kv_cache.ipynb #414a96fa
 @torch.inference_mode()
 def generate(
     model: Transformer,
@@ -289,50 +327,16 @@ def generate(
     decoder_start_token_id: int | None = None,
 ):  # (B, T_out) long; or (sequences, scores); or GenerateOutput
     "Greedy or sampled decoding on a KV cache; each sentence stops at ⟨EOS⟩."
-    c = model.config
-    eos, pad, bos = special_ids(c, eos_token_id, pad_token_id, decoder_start_token_id)
-    ids = dict(eos_token_id=eos, pad_token_id=pad, decoder_start_token_id=bos)
-    _check_generate_args(
-        max_new_tokens,
-        min_new_tokens,
-        temperature,
-        top_k,
-        top_p,
-        c.max_len,
-        ids,
-        c.tgt_vocab,
-    )
-    choose = functools.partial(
-        next_token,
-        do_sample=do_sample,
-        temperature=temperature,
-        top_k=top_k,
-        top_p=top_p,
-        generator=generator,
-    )
-    was_training = model.training
-    model.eval()
-    try:
-        memory, src_mask = model.encode(src)  # (B, S, d_model), (B, 1, 1, S): once
-        limits = length_limits(src, max_new_tokens, pad, c.max_len)  # (B,)
-        T = int(limits.max()) if src.size(0) else 0
-        Decoder = IncrementalDecoder if use_cache else NaiveDecoder
-        dec = Decoder(model, memory, src_mask, T)
-        out = torch.full((src.size(0), T), pad, dtype=torch.long, device=src.device)
-        scores = (
-            torch.zeros(*out.shape, c.tgt_vocab, device=src.device)
-            if output_scores
-            else None
-        )
-        steps, batch_sizes = _decode_loop(
-            dec, out, limits, choose, eos, bos, pad, min_new_tokens, scores
-        )
-    finally:
-        model.train(was_training)
-    out, scores = out[:, :steps], None if scores is None else scores[:, :steps]
+    ids = special_ids(model.config, eos_token_id, pad_token_id, decoder_start_token_id)
+    warp = dict(temperature=temperature, top_k=top_k, top_p=top_p)
+    _check_generate_args(model.config, max_new_tokens, min_new_tokens, warp, ids)
+    pick = partial(next_token, do_sample=do_sample, generator=generator, **warp)
+    args = (max_new_tokens, min_new_tokens, use_cache, output_scores)
+    with eval_mode(model):
+        res = _run_decoding(model, src, pick, ids, *args)
     if return_dict_in_generate:
-        return GenerateOutput(out, scores, batch_sizes, getattr(dec, 'cache', None))
-    return (out, scores) if output_scores else out
+        return res
+    return (res.sequences, res.scores) if output_scores else res.sequences
 
 # %% ../nbs/13_kv_cache.ipynb #82dc0e7b
 @functools.lru_cache(maxsize=None)
@@ -371,16 +375,18 @@ class PackedLinear(nn.Module):
             x, self.packed, self._bias, 'none', [], ''
         )
 
-    # the packed tensor has no storage to copy: pack the copy
-    def __deepcopy__(self, memo):
-        return PackedLinear(
-            copy.deepcopy(self.weight, memo),
-            copy.deepcopy(self.bias, memo),
-            self.batch_hint,
-        )
-
     def extra_repr(self):
         return f"in_features={self.in_features}, out_features={self.out_features}"
+
+# %% ../nbs/13_kv_cache.ipynb #18549679
+@patch
+def __deepcopy__(self: PackedLinear, memo):
+    "A copy with its own weight, packed anew."
+    return PackedLinear(
+        copy.deepcopy(self.weight, memo),
+        copy.deepcopy(self.bias, memo),
+        self.batch_hint,
+    )
 
 # %% ../nbs/13_kv_cache.ipynb #f0a36d97
 def split_projections(model: nn.Module, make) -> None:
