@@ -17,7 +17,7 @@ from transformer_nb.model import (
     Transformer,
     check_model_dir,
 )
-from .translate import quantize_int8
+from .translate import SEARCH_DEFAULTS, quantize_int8
 from .utils import ArgumentParser, float_in, in_ipython, int_in, run_main
 
 # %% ../nbs/97_evaluate_cli.ipynb #ea1c15de
@@ -26,9 +26,9 @@ def _bucket_bleu(r: dict, bucket: str) -> str:
     scores = [x['bleu'] for x in r['by_length'] if x['bucket'] == bucket]
     return f"{scores[0]:.2f}" if scores else '-'
 
-# %% ../nbs/97_evaluate_cli.ipynb #c4c862be
-def format_table(results: list) -> str:
-    "A plain-text table, one column per decoding setting (dicts of `evaluate_model`)."
+# %% ../nbs/97_evaluate_cli.ipynb #abc2425f
+def _rows(results: list) -> list:
+    "(label, function of one result -> text) for each line of `format_table`."
     cell = lambda key, fmt='.2f': lambda r: format(r[key], fmt)
     nan = float('nan')  # unknown tokens, when the results have no output ids
     unk = lambda r: format(r.get('unk_hypothesis_pct', nan), '.2f')
@@ -50,8 +50,13 @@ def format_table(results: list) -> str:
                 lambda r, k=b['bucket']: _bucket_bleu(r, k),
             )
         )
+    return rows
+
+# %% ../nbs/97_evaluate_cli.ipynb #c4c862be
+def format_table(results: list) -> str:
+    "A plain-text table, one column per decoding setting (dicts of `evaluate_model`)."
     header = ['metric'] + [r['decoding'] for r in results]
-    body = [[name] + [f(r) for r in results] for name, f in rows]
+    body = [[name] + [f(r) for r in results] for name, f in _rows(results)]
     width = [max(len(str(x)) for x in column) for column in zip(header, *body)]
     line = lambda row: '  '.join(
         str(x).ljust(w) if j == 0 else str(x).rjust(w)
@@ -62,6 +67,7 @@ def format_table(results: list) -> str:
 
 # %% ../nbs/97_evaluate_cli.ipynb #eb3580c7
 def _parser():
+    "The `evaluate` command's arguments: model, data, decoding, how to run."
     p = ArgumentParser(
         prog='transformer-nb evaluate',
         description='BLEU, chrF and error analysis of a saved model.',
@@ -74,6 +80,15 @@ def _parser():
         f"{WEIGHTS_NAME}, {TOKENIZER_NAME}), or 'book', the shipped "
         "model (default: book)",
     )
+    _add_data_arguments(p)
+    _add_selection_arguments(p)
+    _add_decoding_arguments(p)
+    _add_run_arguments(p)
+    return p
+
+# %% ../nbs/97_evaluate_cli.ipynb #aafdb44e
+def _add_data_arguments(p: ArgumentParser):
+    "Where the sentence pairs come from: --tsv and its columns, or --bible-split."
     data = p.add_mutually_exclusive_group(required=True)
     data.add_argument(
         '--tsv', metavar='FILE', help='tab-separated sentence pairs (optionally .gz)'
@@ -95,6 +110,10 @@ def _parser():
         default=1,
         help='0-based column of the reference in --tsv (default 1)',
     )
+
+# %% ../nbs/97_evaluate_cli.ipynb #667ee284
+def _add_selection_arguments(p: ArgumentParser):
+    "Which way to translate, and which books of a --bible-split."
     p.add_argument(
         '--direction',
         default='es-en',
@@ -107,26 +126,30 @@ def _parser():
         metavar='BOOK',
         help="with --bible-split: only these books ('baseline': the seven short books)",
     )
-    _add_decoding_arguments(p)
-    return p
 
 # %% ../nbs/97_evaluate_cli.ipynb #d4a28c8a
 def _add_decoding_arguments(p: ArgumentParser):
-    "The flags after --books: how to decode, how much, and where the output goes."
+    "How to decode: the beam widths to compare and the length penalty."
     p.add_argument(
         '--beams',
         type=int_in(1),
         nargs='+',
-        default=[4],
+        default=[SEARCH_DEFAULTS['num_beams']],
         metavar='N',
-        help='beam widths to evaluate, 1 = greedy (default 4)',
+        help="beam widths to evaluate, 1 = greedy (default: the translator's, "
+        f"{SEARCH_DEFAULTS['num_beams']})",
     )
     p.add_argument(
         '--length-penalty',
         type=float_in(-10, 10),
-        default=0.6,
-        help='beam search α, between -10 and 10 (default 0.6)',
+        default=SEARCH_DEFAULTS['length_penalty'],
+        help='beam search α, between -10 and 10 (default %(default)s, the '
+        "translator's)",
     )
+
+# %% ../nbs/97_evaluate_cli.ipynb #d998abbc
+def _add_run_arguments(p: ArgumentParser):
+    "How much to decode, with what, and where the translations go."
     p.add_argument(
         '--limit', type=int_in(1), metavar='N', help='only the first N pairs'
     )

@@ -18,21 +18,21 @@ from .model import PRESETS, TransformerConfig
 from .data import Tokenizer, load_bible
 from .short_pairs import concat_pairs, short_pairs
 
-# %% ../nbs/11a_recipe.ipynb #a46b79a2
-PRECISIONS = ('auto', 'fp32', 'bf16', 'fp16')
-DIRECTIONS = ('es-en', 'en-es')
-
 # %% ../nbs/11a_recipe.ipynb #86f31ae3
 @dataclass
-class TrainConfig:
-    "Every setting of a training run; each field is also a command-line flag."
+class _Model:
+    "The model: a preset of chapter 8, changed where asked."
 
-    # model
     model: str = 'small'  # a `TransformerConfig` preset
     # `TransformerConfig` fields to change, e.g. {'n_heads': 8}
     model_overrides: dict = field(default_factory=dict)
     dropout: float | None = None  # residual dropout; None: the preset's
-    # data
+
+# %% ../nbs/11a_recipe.ipynb #30dafd6b
+@dataclass
+class _Data(_Model):
+    "The data of §5.1: corpus, direction, subsets, vocabulary."
+
     direction: str = 'es-en'  # 'es-en' (the book's) or 'en-es'
     # a TSV in the shipped corpus's format; None: the shipped Bible corpus
     corpus: str | None = None
@@ -45,29 +45,54 @@ class TrainConfig:
     vocab_size: int = 8000  # when training the tokenizer
     # leave out training pairs with a side longer than this many tokens
     max_len: int = 256
-    # batches
+
+# %% ../nbs/11a_recipe.ipynb #0eacb348
+@dataclass
+class _Batches(_Data):
+    "Batches of §5.1, in tokens."
+
     max_tokens: int = 4096  # padded tokens per side in one batch of one process
     accum_steps: int = 1  # batches per optimizer update (gradient accumulation)
-    # duration: the first limit reached stops training
+
+
+@dataclass
+class _Duration(_Batches):
+    "The length of a run (§5.2): the first limit reached stops training."
+
     epochs: int | None = None  # passes over the training data
     max_steps: int | None = None  # optimizer updates
     # minutes of training wall-clock, validation included
     time_budget: float | None = None
-    # optimisation
+
+# %% ../nbs/11a_recipe.ipynb #1e79dec5
+@dataclass
+class _Optimisation(_Duration):
+    "Schedule (§5.3), label smoothing (§5.4), clipping and the seed."
+
     factor: float = 2.0  # Noam factor (Adam's lr before scheduling)
     warmup: int = 4000  # Noam warm-up steps
     label_smoothing: float = 0.1  # ε of label smoothing (0: plain cross-entropy)
     # clip the global gradient L2 norm to this; None: no clipping
     clip_norm: float | None = 1.0
     seed: int = 0  # seeds the data order, the initial weights and dropout
-    # hardware
+
+# %% ../nbs/11a_recipe.ipynb #9aced505
+@dataclass
+class _Hardware(_Optimisation):
+    "Where the run computes, and in which precision."
+
     device: str = 'auto'  # 'auto' (this process's GPU, else CPU), 'cpu', 'cuda:1', ...
     # 'auto' (bf16, else fp16, on GPU; fp32 on CPU), 'fp32', 'bf16', 'fp16'
     precision: str = 'auto'
     compile: bool = False  # torch.compile the model
     # CPU threads per process; None: the cores shared among this machine's processes
     threads: int | None = None
-    # bookkeeping
+
+# %% ../nbs/11a_recipe.ipynb #d9e9b96a
+@dataclass
+class _Bookkeeping(_Hardware):
+    "Files, logs, validations, snapshots and their average (§6.1)."
+
     out_dir: str = 'runs/default'  # the run's folder: checkpoints, log, tokenizer
     log_every: int = 50  # steps between rows of the training log
     # steps between validations; None: at the end of every epoch
@@ -82,10 +107,21 @@ class TrainConfig:
     tensorboard: bool = False  # also log to TensorBoard (needs the tensorboard package)
     progress: bool = True  # tqdm progress bar
 
+# %% ../nbs/11a_recipe.ipynb #10337095
+@dataclass
+class TrainConfig(_Bookkeeping):
+    "Every setting of a training run; each field is also a command-line flag."
+
     def __post_init__(self):
         _check_config(self)  # the checks: below
 
+
+for _cls, _base in zip(TrainConfig.__mro__, TrainConfig.__mro__[1:-1]):
+    _cls.__delwrap__ = _base  # docments: the comments of the group it extends
+
 # %% ../nbs/11a_recipe.ipynb #9ee14fba
+PRECISIONS = ('auto', 'fp32', 'bf16', 'fp16')
+DIRECTIONS = ('es-en', 'en-es')
 _COUNTS = (
     'vocab_size',
     'max_len',
@@ -199,41 +235,45 @@ TRAIN_PRESETS = {
         average_last=10,
         out_dir='runs/book',
     ),
-    # 30 minutes, as long as the torch.nn.Transformer baseline of chapter 17
-    'book_30min': dict(
-        model='small',
-        vocab_size=8000,
-        max_tokens=2048,
-        time_budget=30.0,
-        factor=2.0,
-        warmup=2000,
-        dropout=0.0,
-        log_every=10,
-        eval_every=100,
-        save_every=60,
-        keep_checkpoints=10,
-        average_last=5,
-        out_dir='runs/book_30min',
-    ),
-    # a few seconds: tests and the examples of this chapter
-    'tiny': dict(
-        model='tiny',
-        vocab_size=600,
-        train_pairs=400,
-        valid_pairs=60,
-        max_tokens=512,
-        max_steps=20,
-        factor=1.0,
-        warmup=10,
-        log_every=5,
-        eval_every=10,
-        save_every=10,
-        keep_checkpoints=2,
-        average_last=2,
-        progress=False,
-        out_dir='runs/tiny',
-    ),
 }
+
+# %% ../nbs/11a_recipe.ipynb #f9c0bd1c
+# 30 minutes, as long as the torch.nn.Transformer baseline of chapter 17
+TRAIN_PRESETS['book_30min'] = dict(
+    model='small',
+    vocab_size=8000,
+    max_tokens=2048,
+    time_budget=30.0,
+    factor=2.0,
+    warmup=2000,
+    dropout=0.0,
+    log_every=10,
+    eval_every=100,
+    save_every=60,
+    keep_checkpoints=10,
+    average_last=5,
+    out_dir='runs/book_30min',
+)
+
+# %% ../nbs/11a_recipe.ipynb #0928fe30
+# a few seconds: tests and the examples of this chapter
+TRAIN_PRESETS['tiny'] = dict(
+    model='tiny',
+    vocab_size=600,
+    train_pairs=400,
+    valid_pairs=60,
+    max_tokens=512,
+    max_steps=20,
+    factor=1.0,
+    warmup=10,
+    log_every=5,
+    eval_every=10,
+    save_every=10,
+    keep_checkpoints=2,
+    average_last=2,
+    progress=False,
+    out_dir='runs/tiny',
+)
 
 # %% ../nbs/11a_recipe.ipynb #705d175b
 def load_split(cfg: TrainConfig, split: str, books=None):

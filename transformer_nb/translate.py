@@ -12,6 +12,7 @@ from typing import Sequence
 import torch
 from torch import nn, Tensor
 from torch.nn.utils.rnn import pad_sequence
+from fastcore.basics import patch
 from tqdm import tqdm
 from .data import Tokenizer
 from transformer_nb.model import (
@@ -112,7 +113,30 @@ SEARCH_DEFAULTS = dict(
     no_repeat_ngram_size=0,
 )
 
+# %% ../nbs/15_translate.ipynb #79d17fdd
+def _check_pair(model: Transformer, tokenizer: Tokenizer):
+    "A ValueError unless the tokenizer's pieces and special ids fit the model's."
+    c = model.config
+    if tokenizer.vocab_size > min(c.src_vocab_size, c.tgt_vocab):
+        raise ValueError(
+            f"the tokenizer has {tokenizer.vocab_size} pieces but the model's "
+            "vocabulary is "
+            f"{c.src_vocab_size} (source) / {c.tgt_vocab} (target): they do not "
+            "belong together"
+        )
+    ids = (
+        tokenizer.pad_token_id,
+        tokenizer.unk_token_id,
+        tokenizer.bos_token_id,
+        tokenizer.eos_token_id,
+    )
+    if ids != (c.pad_token_id, c.unk_token_id, c.bos_token_id, c.eos_token_id):
+        raise ValueError(
+            f"special ids differ: tokenizer pad/unk/bos/eos = {ids}, model "
+            f"{(c.pad_token_id, c.unk_token_id, c.bos_token_id, c.eos_token_id)}"
+        )
 
+# %% ../nbs/15_translate.ipynb #dd014cad
 def _packable(model: Transformer) -> bool:
     "A float32 CPU model with plain nn.Linear layers, on a PyTorch build with oneDNN."
     p = next(model.parameters())
@@ -122,6 +146,26 @@ def _packable(model: Transformer) -> bool:
         and onednn_available()
         and any(type(m) is nn.Linear for m in model.modules())
     )
+
+
+def _decoding_model(
+    model: Transformer,
+    device: str | torch.device | None,  # None: where the model is
+    quantize: str | None,  # None or 'int8'
+    pack: bool,  # prepack the weights of a float32 CPU model
+) -> Transformer:
+    "The model a translator decodes with: moved, then int8 or packed where asked."
+    if quantize not in (None, 'int8'):
+        raise ValueError(f"quantize must be None or 'int8', got {quantize!r}")
+    if device is not None:
+        model = model.to(resolve_device(str(device)))
+    if quantize == 'int8':
+        if next(model.parameters()).device.type != 'cpu':
+            raise ValueError(
+                "int8 decoding runs on the CPU: pass device='cpu' with quantize='int8'"
+            )
+        return quantize_int8(model)
+    return pack_for_cpu(model) if pack and _packable(model) else model
 
 # %% ../nbs/15_translate.ipynb #f12e2993
 class Translator:
@@ -145,176 +189,161 @@ class Translator:
         self._check(settings)
         if not isinstance(batch_size, int) or batch_size < 1:
             raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
-        c = model.config
-        if tokenizer.vocab_size > min(c.src_vocab_size, c.tgt_vocab):
-            raise ValueError(
-                f"the tokenizer has {tokenizer.vocab_size} pieces but the model's "
-                "vocabulary is "
-                f"{c.src_vocab_size} (source) / {c.tgt_vocab} (target): they do not "
-                "belong together"
-            )
-        ids = (
-            tokenizer.pad_token_id,
-            tokenizer.unk_token_id,
-            tokenizer.bos_token_id,
-            tokenizer.eos_token_id,
-        )
-        if ids != (c.pad_token_id, c.unk_token_id, c.bos_token_id, c.eos_token_id):
-            raise ValueError(
-                f"special ids differ: tokenizer pad/unk/bos/eos = {ids}, model "
-                f"{(c.pad_token_id, c.unk_token_id, c.bos_token_id, c.eos_token_id)}"
-            )
-        if quantize not in (None, 'int8'):
-            raise ValueError(f"quantize must be None or 'int8', got {quantize!r}")
-        if device is not None:
-            model = model.to(resolve_device(str(device)))
-        if quantize == 'int8':
-            if next(model.parameters()).device.type != 'cpu':
-                raise ValueError(
-                    "int8 decoding runs on the CPU: pass device='cpu' with "
-                    "quantize='int8'"
-                )
-            model = quantize_int8(model)
-        elif pack and _packable(model):
-            model = pack_for_cpu(model)
+        _check_pair(model, tokenizer)
+        model = _decoding_model(model, device, quantize, pack)
         self.model, self.quantize = model.eval(), quantize
-        self.tok, self.batch_size, self.settings = (
-            tokenizer,
-            batch_size,
-            {**SEARCH_DEFAULTS, **settings},
+        self.tok, self.batch_size = tokenizer, batch_size
+        self.settings = {**SEARCH_DEFAULTS, **settings}
+
+# %% ../nbs/15_translate.ipynb #8f0d2e21
+@patch
+def _check(self: Translator, settings: dict):
+    "A TypeError for an unknown decoding setting; a ValueError for a bad penalty."
+    unknown = set(settings) - set(SEARCH_DEFAULTS)
+    if unknown:
+        raise TypeError(
+            f"unknown decoding setting(s) {sorted(unknown)}; known: "
+            f"{sorted(SEARCH_DEFAULTS)}"
         )
+    if 'length_penalty' in settings:
+        check_length_penalty(settings['length_penalty'])
 
-    @staticmethod
-    def _check(settings: dict):
-        unknown = set(settings) - set(SEARCH_DEFAULTS)
-        if unknown:
-            raise TypeError(
-                f"unknown decoding setting(s) {sorted(unknown)}; known: "
-                f"{sorted(SEARCH_DEFAULTS)}"
-            )
-        if 'length_penalty' in settings:
-            check_length_penalty(settings['length_penalty'])
+# %% ../nbs/15_translate.ipynb #58535f3e
+@patch(cls_method=True)
+def from_pretrained(
+    cls: Translator,
+    # a directory written by `save_pretrained(path, tokenizer_file=...)`, or 'book'
+    path,
+    device: str | torch.device = 'cpu',
+    dtype: torch.dtype = torch.float32,  # weights are cast to this on loading
+    **kwargs,  # batch_size and decoding settings
+) -> Translator:
+    """Load model (config.json, model.safetensors) and tokenizer (tokenizer.model)
+    from a folder."""
+    path = check_model_dir(path, (CONFIG_NAME, WEIGHTS_NAME, TOKENIZER_NAME))
+    device = resolve_device(str(device))
+    return cls(
+        load_pretrained(path, map_location=device, dtype=dtype),
+        Tokenizer.load(path / TOKENIZER_NAME),
+        device,
+        **kwargs,
+    )
 
-    @classmethod
-    def from_pretrained(
-        cls,
-        # a directory written by `save_pretrained(path, tokenizer_file=...)`, or 'book'
-        path,
-        device: str | torch.device = 'cpu',
-        dtype: torch.dtype = torch.float32,  # weights are cast to this on loading
-        **kwargs,  # batch_size and decoding settings
-    ) -> 'Translator':
-        """Load model (config.json, model.safetensors) and tokenizer (tokenizer.model)
-        from a folder."""
-        path = check_model_dir(path, (CONFIG_NAME, WEIGHTS_NAME, TOKENIZER_NAME))
-        device = resolve_device(str(device))
-        return cls(
-            load_pretrained(path, map_location=device, dtype=dtype),
-            Tokenizer.load(path / TOKENIZER_NAME),
-            device,
-            **kwargs,
+# %% ../nbs/15_translate.ipynb #07f56395
+@patch(as_prop=True)
+def device(self: Translator) -> torch.device:
+    "Where the decoding model is."
+    return next(self.model.parameters()).device
+
+
+@patch
+def __repr__(self: Translator):
+    c = self.model.config
+    return (
+        f"Translator(d_model={c.d_model}, "
+        f"layers={c.n_encoder_layers}+{c.n_decoder_layers}, "
+        f"vocabulary={self.tok.vocab_size}, "
+        f"device={self.device}, batch_size={self.batch_size}, "
+        f"num_beams={self.settings['num_beams']}"
+        + (f", quantize={self.quantize!r})" if self.quantize else ")")
+    )
+
+# %% ../nbs/15_translate.ipynb #6ed074ff
+@patch
+def _search(self: Translator, src: Tensor, s: dict) -> Tensor:  # (B, S) -> (B, T)
+    "Output ids of a batch: `generate` when `s` asks for nothing beyond greedy."
+    if (
+        s['num_beams'] == 1
+        and s['repetition_penalty'] == 1.0
+        and not s['no_repeat_ngram_size']
+    ):
+        return generate(
+            self.model,
+            src,
+            max_new_tokens=s['max_new_tokens'],
+            min_new_tokens=s['min_new_tokens'],
         )
+    return beam_search(self.model, src, **s)
 
-    @property
-    def device(self) -> torch.device:
-        return next(self.model.parameters()).device
 
-    def __repr__(self):
-        c = self.model.config
-        return (
-            f"Translator(d_model={c.d_model}, "
-            f"layers={c.n_encoder_layers}+{c.n_decoder_layers}, "
-            f"vocabulary={self.tok.vocab_size}, "
-            f"device={self.device}, batch_size={self.batch_size}, "
-            f"num_beams={self.settings['num_beams']}"
-            + (f", quantize={self.quantize!r})" if self.quantize else ")")
+@patch
+def _strip(self: Translator, row: list) -> list:
+    "Output ids up to the first ⟨EOS⟩, without ⟨BOS⟩ or padding."
+    c = self.model.config
+    if c.eos_token_id in row:
+        row = row[: row.index(c.eos_token_id)]
+    return [i for i in row if i not in (c.pad_token_id, c.bos_token_id)]
+
+# %% ../nbs/15_translate.ipynb #905e005b
+@patch
+def _sources(self: Translator, sentences) -> tuple:  # (sentences, non-blank, their ids)
+    "Check the sentences, encode the non-blank ones, warn of those cut to max_len."
+    if isinstance(sentences, str):
+        raise TypeError(
+            "translate_ids takes a list of sentences; for one, pass [sentence]"
         )
-
-    def _search(self, src: Tensor, s: dict) -> Tensor:  # (B, S) -> (B, T) ids
-        if (
-            s['num_beams'] == 1
-            and s['repetition_penalty'] == 1.0
-            and not s['no_repeat_ngram_size']
-        ):
-            return generate(
-                self.model,
-                src,
-                max_new_tokens=s['max_new_tokens'],
-                min_new_tokens=s['min_new_tokens'],
-            )
-        return beam_search(self.model, src, **s)
-
-    # output ids up to the first ⟨EOS⟩, without ⟨BOS⟩ or padding
-    def _strip(self, row: list) -> list:
-        c = self.model.config
-        if c.eos_token_id in row:
-            row = row[: row.index(c.eos_token_id)]
-        return [i for i in row if i not in (c.pad_token_id, c.bos_token_id)]
-
-    def _sources(self, sentences) -> tuple:  # (sentences, non-blank indices, their ids)
-        "Check the sentences, encode the non-blank ones, warn of those cut to max_len."
-        if isinstance(sentences, str):
-            raise TypeError(
-                "translate_ids takes a list of sentences; for one, pass [sentence]"
-            )
-        sentences = list(sentences)
-        bad = [type(s).__name__ for s in sentences if not isinstance(s, str)]
-        if bad:
-            raise TypeError(f"sentences must be strings, got {bad[0]}")
-        todo = [i for i, text in enumerate(sentences) if text.strip()]  # not blank
-        T = self.model.config.max_len
-        ids, cut = encode_sources(self.tok, [sentences[i] for i in todo], T)
-        if cut:
-            warnings.warn(
-                f"{len(cut)} sentence(s) longer than the model's "
-                f"max_len={T} tokens were truncated to their first {T - 1} "
-                f"pieces (the first: sentence {todo[cut[0]]})"
-            )
-        return sentences, todo, ids
-
-    def translate_ids(
-        self,
-        sentences: Sequence[str],  # source sentences
-        batch_size: int | None = None,  # default: the translator's
-        progress: bool = False,  # a progress bar with the time left (on a terminal)
-        **settings,  # decoding settings for this call only
-    ) -> list:  # per sentence, in input order: output ids without ⟨BOS⟩, ⟨EOS⟩, padding
-        "Encode, sort by length, decode in batches, restore the input order."
-        self._check(settings)
-        sentences, todo, ids = self._sources(sentences)
-        s, bs = {**self.settings, **settings}, batch_size or self.batch_size
-        out = [[] for _ in sentences]  # [] for a blank sentence
-        order = sorted(range(len(ids)), key=lambda j: -len(ids[j]))  # longest first
-        bar = tqdm(total=len(ids), unit='sentence', disable=None if progress else True)
-        for start in range(0, len(order), bs):
-            rows = order[start : start + bs]
-            src = tensor_of([ids[j] for j in rows], self.tok.pad_token_id)  # (B, S)
-            src = src.to(self.device)
-            for j, row in zip(rows, self._search(src, s).tolist()):
-                out[todo[j]] = self._strip(row)
-            bar.update(len(rows))
-        bar.close()
-        return out
-
-    def translate(
-        self,
-        sentences: str | Sequence[str],  # one sentence, or a list of them
-        batch_size: int | None = None,  # default: the translator's
-        progress: bool = False,  # a progress bar (on a terminal only)
-        **settings,  # decoding settings for this call only
-    ) -> str | list:  # a translation, or one per sentence in input order
-        """Translate sentences (the ids of `translate_ids`, decoded); blank lines give
-        ''."""
-        single = isinstance(sentences, str)
-        ids = self.translate_ids(
-            [sentences] if single else sentences, batch_size, progress, **settings
+    sentences = list(sentences)
+    bad = [type(s).__name__ for s in sentences if not isinstance(s, str)]
+    if bad:
+        raise TypeError(f"sentences must be strings, got {bad[0]}")
+    todo = [i for i, text in enumerate(sentences) if text.strip()]  # not blank
+    T = self.model.config.max_len
+    ids, cut = encode_sources(self.tok, [sentences[i] for i in todo], T)
+    if cut:
+        warnings.warn(
+            f"{len(cut)} sentence(s) longer than the model's "
+            f"max_len={T} tokens were truncated to their first {T - 1} "
+            f"pieces (the first: sentence {todo[cut[0]]})"
         )
-        out = [self.tok.decode(row) for row in ids]
-        return out[0] if single else out
+    return sentences, todo, ids
+
+# %% ../nbs/15_translate.ipynb #f0c8922f
+@patch
+def translate_ids(
+    self: Translator,
+    sentences: Sequence[str],  # source sentences
+    batch_size: int | None = None,  # default: the translator's
+    progress: bool = False,  # a progress bar with the time left (on a terminal)
+    **settings,  # decoding settings for this call only
+) -> list:  # per sentence, in input order: output ids without ⟨BOS⟩, ⟨EOS⟩, padding
+    "Encode, sort by length, decode in batches, restore the input order."
+    self._check(settings)
+    sentences, todo, ids = self._sources(sentences)
+    s, bs = {**self.settings, **settings}, batch_size or self.batch_size
+    out = [[] for _ in sentences]  # [] for a blank sentence
+    order = sorted(range(len(ids)), key=lambda j: -len(ids[j]))  # longest first
+    bar = tqdm(total=len(ids), unit='sentence', disable=None if progress else True)
+    for start in range(0, len(order), bs):
+        rows = order[start : start + bs]
+        src = tensor_of([ids[j] for j in rows], self.tok.pad_token_id)  # (B, S)
+        src = src.to(self.device)
+        for j, row in zip(rows, self._search(src, s).tolist()):
+            out[todo[j]] = self._strip(row)
+        bar.update(len(rows))
+    bar.close()
+    return out
+
+# %% ../nbs/15_translate.ipynb #10ce1808
+@patch
+def translate(
+    self: Translator,
+    sentences: str | Sequence[str],  # one sentence, or a list of them
+    batch_size: int | None = None,  # default: the translator's
+    progress: bool = False,  # a progress bar (on a terminal only)
+    **settings,  # decoding settings for this call only
+) -> str | list:  # a translation, or one per sentence in input order
+    """Translate sentences (the ids of `translate_ids`, decoded); blank lines give
+    ''."""
+    single = isinstance(sentences, str)
+    ids = self.translate_ids(
+        [sentences] if single else sentences, batch_size, progress, **settings
+    )
+    out = [self.tok.decode(row) for row in ids]
+    return out[0] if single else out
 
 # %% ../nbs/15_translate.ipynb #78fb79b3
 def build_parser() -> argparse.ArgumentParser:
-    "The `translate` command's arguments."
+    "The `translate` command's arguments: input and model, search, run."
     p = ArgumentParser(
         prog='transformer-nb translate',
         description='Translate sentences with a trained transformer_nb model: from the '
@@ -335,32 +364,43 @@ def build_parser() -> argparse.ArgumentParser:
         "tokenizer.model), or 'book', the model that ships with the package "
         "(default: $TRANSFORMER_NB_CHECKPOINT, else 'book')",
     )
-    positive = int_in(1)
+    _add_search_arguments(p)
+    _add_run_arguments(p)
+    return p
+
+# %% ../nbs/15_translate.ipynb #b160b2a4
+def _add_search_arguments(p: argparse.ArgumentParser):
+    "The decoding settings, with the defaults of `SEARCH_DEFAULTS`."
     p.add_argument(
         '--num-beams',
         '--beams',
         dest='beams',
         metavar='N',
-        type=positive,
-        default=4,
-        help='beam width; 1 = greedy decoding (default: 4, the paper)',
+        type=int_in(1),
+        default=SEARCH_DEFAULTS['num_beams'],
+        help='beam width; 1 = greedy decoding (default: %(default)s, chosen on the '
+        'validation books)',
     )
     p.add_argument(
         '--max-new-tokens',
-        type=positive,
+        type=int_in(1),
         default=None,
         help='most tokens per translation (default: source length + 50)',
     )
     p.add_argument(
         '--length-penalty',
         type=float_in(-10, 10),
-        default=0.6,
+        default=SEARCH_DEFAULTS['length_penalty'],
         help='α of the length normalisation ((5+n)/6)^α, between -10 and 10 '
-        '(default: 0.6)',
+        '(default: %(default)s, chosen on the validation books)',
     )
+
+# %% ../nbs/15_translate.ipynb #4f1c515b
+def _add_run_arguments(p: argparse.ArgumentParser):
+    "How to run: batch size, int8 weights, device."
     p.add_argument(
         '--batch-size',
-        type=positive,
+        type=int_in(1),
         default=32,
         help='sentences decoded together (default: 32)',
     )
@@ -375,7 +415,6 @@ def build_parser() -> argparse.ArgumentParser:
         help="'cpu', 'cuda', 'cuda:1', 'mps' or 'auto' (CUDA if available; default: "
         "cpu)",
     )
-    return p
 
 # %% ../nbs/15_translate.ipynb #821b9a77
 def _read_lines(stream) -> list:
@@ -401,11 +440,9 @@ def _write_lines(lines: list, stream):
     else:
         stream.write(text)
 
-# %% ../nbs/15_translate.ipynb #db10382d
-def main(argv: list | None = None) -> int:  # the exit status
-    """Command line: translate the sentences given as arguments, or the lines of
-    standard input; print one translation per line."""
-    args = build_parser().parse_args(argv)
+# %% ../nbs/15_translate.ipynb #6528bfcf
+def _check_args(args: argparse.Namespace):
+    "A usage error for a missing model or a device the flags cannot use."
     if not args.checkpoint:
         raise UsageError(
             "no model given: pass --checkpoint DIR (a directory written "
@@ -418,8 +455,12 @@ def main(argv: list | None = None) -> int:  # the exit status
         raise UsageError(f"--device: {e}") from None
     if args.int8 and resolve_device(args.device).type != 'cpu':
         raise UsageError("--int8 decodes on the CPU: drop --int8 or pass --device cpu")
+
+
+def _load(args: argparse.Namespace) -> Translator:
+    "The translator the flags describe; an error that names the folder if it fails."
     try:
-        tr = Translator.from_pretrained(
+        return Translator.from_pretrained(
             args.checkpoint,
             device=args.device,
             batch_size=args.batch_size,
@@ -430,6 +471,14 @@ def main(argv: list | None = None) -> int:  # the exit status
         )
     except (OSError, ValueError) as e:  # missing or broken files, a foreign tokenizer
         raise type(e)(f"cannot load the model from {args.checkpoint}: {e}") from None
+
+# %% ../nbs/15_translate.ipynb #db10382d
+def main(argv: list | None = None) -> int:  # the exit status
+    """Command line: translate the sentences given as arguments, or the lines of
+    standard input; print one translation per line."""
+    args = build_parser().parse_args(argv)
+    _check_args(args)
+    tr = _load(args)
     lines = args.sentences if args.sentences else _read_lines(sys.stdin)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter('always')
