@@ -3,11 +3,17 @@
     python benchmarks/baselines.py copy apertium            # seconds
     python benchmarks/baselines.py torch --budget 30        # 30 minutes of training, then greedy decoding
     python benchmarks/baselines.py torch --budget 0.5 --limit 40 --out /tmp/b.json   # a smoke run
+    python benchmarks/baselines.py book                     # as many updates as `torch` made (about 35 minutes)
+    python benchmarks/baselines.py book --steps 3 --limit 10 --out /tmp/b.json      # a smoke run
 
 * `copy`: the Spanish source copied as the "translation" — the floor every system must clear
   (names, numbers and punctuation already match).
 * `apertium`: Debian's rule-based Apertium (`apt-get install apertium-eng-spa`), `apertium -u spa-eng`
   (`-u`: unknown words are not marked with `*`).
+* `book`: the book's own trainer and model with the 30-minute recipe (`--preset book_30min`: no dropout, verses
+  only), trained for exactly as many updates as the `torch` row made in its 30 minutes (read from the results
+  file), so that the two differ only in the code; greedy decoding of the averaged model. It also records the
+  translations of a few short inputs (the failure that chapter 9b's short pairs fix).
 * `torch`: `torch.nn.Transformer` of the book model's size (the `small` preset), with the book's
   tokenizer, corpus, batches, label-smoothed loss, Adam and Noam schedule, trained for the same
   wall-clock budget as the book's model (`--budget` minutes) by a plain loop (no checkpoint
@@ -129,7 +135,33 @@ def torch_baseline(test, args) -> dict:
             **scores(hyps, test)}
 
 
-BASELINES = {'copy': copy_baseline, 'apertium': apertium_baseline, 'torch': torch_baseline}
+SHORT_INPUTS = ('Hola', 'Hola.', 'Gracias.', 'Buenos días.', 'veintitrés', 'Dios.', 'El rey.',
+                'Jehová es mi pastor.')
+
+
+def book_baseline(test, args) -> dict:
+    "The book's trainer, `book_30min` recipe, as many updates as the torch baseline; greedy."
+    from transformer_nb.recipe import TrainConfig
+    from transformer_nb.train import Trainer
+    from transformer_nb.translate import Translator
+    steps = args.steps or json.loads(args.out.read_text())['torch']['steps']
+    cfg = TrainConfig.preset('book_30min', max_steps=steps, time_budget=None, threads=args.threads,
+                             out_dir=str(args.run_dir), progress=False)
+    trainer = Trainer(cfg, overwrite=True)
+    t0 = time.perf_counter(); summary = trainer.fit(); train_s = time.perf_counter() - t0
+    tr = Translator(trainer.final_model(), trainer.tok, num_beams=1)
+    t = time.perf_counter(); hyps = tr.translate(list(test.src)); decode_s = time.perf_counter() - t
+    return {'system': f"this book's trainer and model, small preset ({trainer.n_params:,} parameters), "
+                      f"preset book_30min for {summary['step']:,} updates, averaged, greedy",
+            'train_seconds': round(train_s), 'steps': summary['step'], 'decode_seconds': round(decode_s),
+            'threads': args.threads, 'torch': torch.__version__,
+            'cpu': platform.processor() or platform.machine(),
+            'short_inputs': dict(zip(SHORT_INPUTS, tr.translate(list(SHORT_INPUTS)))),
+            **scores(hyps, test)}
+
+
+BASELINES = {'copy': copy_baseline, 'apertium': apertium_baseline, 'torch': torch_baseline,
+             'book': book_baseline}
 
 
 def main(argv=None) -> int:
@@ -137,7 +169,10 @@ def main(argv=None) -> int:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('which', nargs='+', choices=sorted(BASELINES), help='baselines to measure')
     ap.add_argument('--budget', type=float, default=30.0, help='torch: training minutes (default 30)')
-    ap.add_argument('--threads', type=int, default=2, help='torch: CPU threads (default 2)')
+    ap.add_argument('--threads', type=int, default=2, help='torch, book: CPU threads (default 2)')
+    ap.add_argument('--steps', type=int, help="book: updates (default: the torch row's, from --out)")
+    ap.add_argument('--run-dir', type=Path, default=Path('runs/baseline_book'),
+                    help='book: the training run folder (default runs/baseline_book)')
     ap.add_argument('--out', type=Path, default=OUT, help=f'results file (default {OUT})')
     ap.add_argument('--limit', type=int, help='only the first N test verses (a smoke run; needs --out)')
     args = ap.parse_args(argv)

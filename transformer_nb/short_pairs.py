@@ -184,14 +184,16 @@ def _variants(es: str, en: str) -> list:  # [(es, en)]: as written, '.' and '¡.
 
 def phrasebook_pairs(
     phrases=PHRASEBOOK,  # (Spanish, English) pairs
+    repeat: int = 1,  # copies of each pair
 ) -> Pairs:
     "Spanish -> English pairs of the phrasebook, with its punctuation variants."
     out = Pairs([], [], [])
     for k, (es, en) in enumerate(phrases):
         for j, (s, t) in enumerate(_variants(es, en)):
-            out.src.append(s)
-            out.tgt.append(t)
-            out.ids.append(f"phrase.{k}.{j}")
+            for r in range(repeat):
+                out.src.append(s)
+                out.tgt.append(t)
+                out.ids.append(f"phrase.{k}.{j}.{r}")
     return out
 
 # %% ../nbs/09b_short_pairs.ipynb #36aa2045
@@ -207,11 +209,13 @@ def concat_pairs(*parts: Pairs) -> Pairs:
 def short_pairs(
     pairs: Pairs,  # the training pairs the lexicon is mined from
     src_lang: str = 'es',  # the source language of `pairs`: 'es' or 'en'
+    phrase_repeat: int = 10,  # copies of each phrasebook pair (see below)
 ) -> Pairs:
     "Numbers, the mined lexicon and the phrasebook, as pairs in `pairs`' direction."
     if src_lang not in ('es', 'en'):
         raise ValueError(f"src_lang must be 'es' or 'en', got {src_lang!r}")
-    fixed = concat_pairs(number_pairs(), phrasebook_pairs())  # Spanish -> English
+    phrases = phrasebook_pairs(repeat=phrase_repeat)
+    fixed = concat_pairs(number_pairs(), phrases)  # Spanish -> English
     if src_lang == 'en':
         fixed = fixed.swap()
     lexicon = mine_lexicon(pairs)
