@@ -1,10 +1,21 @@
 """The built book, opened in headless Chromium: every chapter page loads, its math is typeset, its figures exist,
-and at 1280 px no code cell is wider than the content column (no line is cut off).
+and at a window of 1280 px nothing on the page is wider than the content column.
+
+The layout probe (`PROBE_JS`) measures, per page:
+
+* `code`: code blocks (cell inputs, cell outputs, code fences) whose text is wider than their box (the line is cut
+  off, scrolls sideways or spills out), or whose box reaches beyond the column;
+* `formula`: display formulas (MathJax's `mjx-container[display]`) wider than the column, scrolling or cut off;
+* `table`: tables reaching beyond the column or cut off by a box that hides overflow (a table that scrolls inside
+  its own box, within the column, is fine);
+* `figure`: output figures shown smaller than `MIN_SCALE` of their natural width (their text shrinks with them);
+* `page`: the page itself wider than the window (something widened the content column).
 
 Needs `_build/html` (`make html` runs first in `make test`) and a Chromium binary (`make test` installs Debian's
-`chromium` when it is missing). Screenshots of three pages go to `_build/screenshots/`.
+`chromium` when it is missing). `python tools/layout_report.py` prints the same counts for every page. Screenshots go
+to `_build/screenshots/`.
 """
-import html, os, re, shutil, subprocess, tempfile
+import html, json, re, shutil, subprocess, tempfile
 from pathlib import Path
 
 import pytest
@@ -15,6 +26,9 @@ BROWSER = next((b for b in ('chromium', 'chromium-browser', 'google-chrome') if 
 FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
          '--disable-component-update', '--disable-sync', '--virtual-time-budget=15000']
 TOC_FILES = re.findall(r'(?:root|file):\s*(nbs/\S+)', (ROOT / '_toc.yml').read_text())
+WINDOW = 1280  # px: the window the book is laid out for
+MIN_SCALE = 0.9  # an output figure shown below 90 % of its natural width has shrunk text
+KINDS = ('code', 'formula', 'table', 'figure', 'page')
 pytestmark = [pytest.mark.skipif(not HTML.exists(), reason='book not built: run `make html` first'),
               pytest.mark.skipif(BROWSER is None, reason='no Chromium: `apt-get install chromium`')]
 
@@ -22,15 +36,119 @@ pytestmark = [pytest.mark.skipif(not HTML.exists(), reason='book not built: run 
 def browse(page: Path, *args) -> str:
     with tempfile.TemporaryDirectory() as profile:
         r = subprocess.run([BROWSER, *FLAGS, f'--user-data-dir={profile}', *args, page.as_uri()],
-                           capture_output=True, text=True, timeout=120)
+                           capture_output=True, text=True, timeout=180)
     assert r.returncode == 0, r.stderr[-2000:]
     return r.stdout
 
 
 def source_has_math(nb: str) -> bool:
-    import json
     cells = json.loads((ROOT / f'{nb}.ipynb').read_text())['cells']
     return any('$' in ''.join(c['source']) for c in cells if c['cell_type'] == 'markdown')
+
+
+# Runs once MathJax has typeset the page; writes {kind: [{where, why, text}]} into <body data-layout="...">.
+PROBE_JS = r'''<script>
+(() => {
+const MIN_SCALE = %(min_scale)s;
+function probe() {
+  document.querySelectorAll('details').forEach(d => { d.open = true; });  // hidden cells count too
+  const col = document.querySelector('article.bd-article') || document.body;
+  const cs = getComputedStyle(col), cr = col.getBoundingClientRect();
+  const left = cr.left + parseFloat(cs.paddingLeft), right = cr.right - parseFloat(cs.paddingRight);
+  const out = {column: Math.round(right - left), code: [], formula: [], table: [], figure: [], page: []};
+  const tex = new Map();
+  try { for (const m of MathJax.startup.document.math) tex.set(m.typesetRoot, m.math); } catch (e) {}
+  const where = el => {
+    const s = el.closest('section[id]');
+    return s ? '#' + s.id : '(top)';
+  };
+  const longest = t => t.split('\n').reduce((a, b) => (b.length > a.length ? b : a), '').trim();
+  const clip = t => (t.length > 90 ? t.slice(0, 90) + '...' : t);
+  // Why `el` does not fit the column, or null. allowScroll: a box scrolling inside the column is fine.
+  function misfit(el, allowScroll) {
+    const b = el.getBoundingClientRect();
+    if (!b.width) return null;
+    const range = document.createRange(); range.selectNodeContents(el);
+    const c = range.getBoundingClientRect();
+    const cLeft = Math.min(c.left, b.left), cRight = Math.max(c.right, b.right);
+    for (let a = el; a && a !== col; a = a.parentElement) {  // the innermost box that clips
+      const ox = getComputedStyle(a).overflowX;
+      if (ox === 'visible') continue;
+      const box = a.getBoundingClientRect();
+      if (box.right > right + 1) return `its box ends ${Math.round(box.right - right)} px beyond the column`;
+      if (a.scrollWidth <= a.clientWidth + 1 || (cRight <= box.right + 1 && cLeft >= box.left - 1)) break;
+      const scrolls = ox === 'auto' || ox === 'scroll';
+      if (scrolls && allowScroll) return null;
+      return `${scrolls ? 'scrolls sideways' : 'is cut off'}: ${a.scrollWidth} px of content in ${a.clientWidth} px`;
+    }
+    if (cRight > right + 1) return `${Math.round(cRight - right)} px beyond the column`;
+    if (cLeft < left - 1) return `${Math.round(left - cLeft)} px left of the column`;
+    return null;
+  }
+  for (const pre of col.querySelectorAll('pre')) {
+    const kind = pre.closest('.cell_input') ? 'cell input' : pre.closest('.cell_output') ? 'cell output' : 'code fence';
+    const why = misfit(pre, false);
+    if (why) out.code.push({where: `${where(pre)} ${kind}`, why, text: clip(longest(pre.textContent))});
+  }
+  for (const m of col.querySelectorAll('mjx-container[display]')) {
+    const why = misfit(m, false);
+    if (why) out.formula.push({where: where(m), why, text: clip((tex.get(m) || m.textContent).replace(/\s+/g, ' ').trim())});
+  }
+  for (const t of col.querySelectorAll('table')) {
+    if (t.parentElement.closest('table')) continue;  // nested: its outer table is measured
+    const why = misfit(t, true);
+    const row = t.querySelector('tr');
+    if (why) out.table.push({where: where(t), why, text: clip((row ? row.textContent : '').replace(/\s+/g, ' ').trim())});
+  }
+  const figures = [...col.querySelectorAll('.cell_output img, .cell_output svg[width]')];
+  for (const f of figures) {
+    if (f.parentElement.closest('svg, button')) continue;  // icons of buttons (copy)
+    const natural = f.tagName.toLowerCase() === 'img' ? f.naturalWidth : f.width.baseVal.value;
+    const shown = f.getBoundingClientRect().width;
+    if (natural && shown && shown / natural < MIN_SCALE)
+      out.figure.push({where: where(f), why: `shown at ${Math.round(100 * shown / natural)} %% of its width`,
+                       text: `${natural} px wide, shown ${Math.round(shown)} px`});
+  }
+  const page = document.documentElement.scrollWidth;
+  if (page > window.innerWidth + 1)
+    out.page.push({where: '(page)', why: `the page is ${page} px wide in a window of ${window.innerWidth} px`, text: ''});
+  document.body.setAttribute('data-layout', JSON.stringify(out));
+}
+window.addEventListener('load', () => {
+  const ready = (window.MathJax && MathJax.startup && MathJax.startup.promise) || Promise.resolve();
+  ready.then(() => setTimeout(probe, 300), () => setTimeout(probe, 300));
+});
+})();
+</script>''' % {'min_scale': MIN_SCALE}
+
+
+def layout(page: Path, width: int = WINDOW) -> dict:
+    """{kind: [{'where', 'why', 'text'}]} of the elements of a built page that do not fit its column at a window
+    `width` px wide, and 'column': the column's width in px."""
+    probe = page.with_name(f'_probe_{page.name}')  # next to the page, so its styles and scripts load
+    probe.write_text(page.read_text().replace('</body>', PROBE_JS + '</body>'))
+    try: dom = browse(probe, f'--window-size={width},900', '--dump-dom')
+    finally: probe.unlink()
+    m = re.search(r'data-layout="([^"]*)"', dom)
+    assert m, f'{page.name}: the layout probe did not run'
+    return json.loads(html.unescape(m.group(1)))
+
+
+def describe(items: list, n: int = 3) -> str:
+    return '; '.join(f"{i['where']} {i['why']}: {i['text']!r}" for i in items[:n]) + \
+           (f' (and {len(items) - n} more)' if len(items) > n else '')
+
+
+_LAYOUTS = {}
+
+
+def page_layout(nb: str) -> dict:
+    "The probe's answer for a chapter, measured once per test session."
+    if nb not in _LAYOUTS:
+        page = HTML / f'{nb}.html'
+        assert page.exists(), f'{page} was not built'
+        _LAYOUTS[nb] = layout(page)
+    return _LAYOUTS[nb]
 
 
 @pytest.mark.parametrize('nb', TOC_FILES)
@@ -49,34 +167,92 @@ def test_page_loads_with_math_and_figures(nb):
         assert img.exists() and img.stat().st_size > 1000, f'{nb}: figure {src} is missing or empty'
 
 
-def test_screenshots_of_three_pages():
+SCREENSHOTS = ('nbs/00_index', 'nbs/01_attention', 'nbs/02_multihead', 'nbs/13_kv_cache', 'nbs/99a_diagrams')
+
+
+def test_screenshots():
+    "Pages at the 1280-px window the book is laid out for, to look at: `_build/screenshots/`."
     out = ROOT / '_build' / 'screenshots'; out.mkdir(exist_ok=True)
-    for nb in ('nbs/00_index', 'nbs/01_attention', TOC_FILES[len(TOC_FILES) // 2]):
+    for nb in [n for n in SCREENSHOTS if n in TOC_FILES] + [TOC_FILES[len(TOC_FILES) // 2]]:
         shot = out / f'{Path(nb).name}.png'
-        browse(HTML / f'{nb}.html', '--window-size=1400,2000', f'--screenshot={shot}')
+        browse(HTML / f'{nb}.html', f'--window-size={WINDOW},2400', '--hide-scrollbars', f'--screenshot={shot}')
         assert shot.exists() and shot.stat().st_size > 20_000, f'screenshot of {nb} is empty'
 
 
-OVERFLOW_JS = '''<script>
-window.addEventListener('load', () => setTimeout(() => {
-  const cut = [...document.querySelectorAll('div.cell_input pre')]
-    .filter(p => p.scrollWidth > p.clientWidth + 1)
-    .map(p => (p.textContent.split('\\n').reduce((a, b) => b.length > a.length ? b : a, '')).slice(0, 100));
-  document.body.setAttribute('data-code-overflow', JSON.stringify(cut));
-}, 500));
-</script>'''
-
-
+@pytest.mark.parametrize('kind', KINDS)
 @pytest.mark.parametrize('nb', TOC_FILES)
-def test_code_fits_the_column_at_1280px(nb, tmp_path):
-    "No code cell of the page scrolls sideways in a 1280-pixel window: every code line is on the page."
-    import json
-    page = HTML / f'{nb}.html'
-    probe = page.with_name(f'_probe_{page.name}')  # next to the page, so its styles and scripts load
-    probe.write_text(page.read_text().replace('</body>', OVERFLOW_JS + '</body>'))
-    try: dom = browse(probe, '--window-size=1280,900', '--dump-dom')
+def test_fits_the_column_at_1280px(nb, kind):
+    """Nothing of the page is wider than the content column at 1280 px: code blocks, display formulas, tables
+    (unless they scroll in their own box), figures shown at their own size, the page no wider than the window."""
+    bad = page_layout(nb)[kind]
+    what = {'code': 'code blocks do not fit', 'formula': 'display formulas do not fit',
+            'table': 'tables do not fit', 'figure': f'figures are shrunk below {MIN_SCALE:.0%}',
+            'page': 'page is too wide'}[kind]
+    assert not bad, f'{nb}: {len(bad)} {what}: {describe(bad)}'
+
+
+BAD_PAGE = r'''
+<section id="wide-things"><h2>Wide things</h2>
+<pre id="wide-code">x = 1  # {code}</pre>
+<div class="math notranslate nohighlight">\[{formula}\]</div>
+<div style="overflow: hidden"><table><tr>{cells}</tr></table></div>
+<div style="overflow-x: auto"><table><tr>{cells}</tr></table></div>
+<div class="cell_output"><img src="{img}" style="width: 50%"></div>
+</section>'''
+
+
+def test_the_probe_can_fail():
+    "On a page made wide on purpose, the probe reports each kind of overflow, and the scrolling table passes."
+    page = HTML / 'nbs' / '01_attention.html'
+    img = next((HTML / '_images').glob('*.png'))
+    wide = BAD_PAGE.format(code='z' * 200, formula=' + '.join(f'x_{{{i}}}^{{{i}}}' for i in range(60)),
+                           cells='<td>cell&nbsp;number&nbsp;one</td>' * 40, img=f'../_images/{img.name}')
+    test = page.with_name('_wide_test.html')
+    text = page.read_text()
+    test.write_text(text.replace('<article class="bd-article">', '<article class="bd-article">' + wide, 1))
+    try: found = layout(test)
+    finally: test.unlink()
+    assert any('zzzz' in i['text'] for i in found['code']), found['code']
+    assert any(i['where'] == '#wide-things' and 'x_{0}' in i['text'] for i in found['formula']), found['formula']
+    tables = [i for i in found['table'] if i['where'] == '#wide-things']
+    assert len(tables) == 1 and 'cut off' in tables[0]['why'], found['table']
+    assert any(i['where'] == '#wide-things' for i in found['figure']), found['figure']
+    assert 600 < found['column'] < 800, found['column']
+
+
+
+LINKS_JS = r"""<script>
+window.addEventListener('load', () => setTimeout(() => {
+  const links = [...document.querySelectorAll('.cell_output svg a')];
+  const reached = links.filter(a => {  // the element a click at the centre of the link's box reaches
+    a.scrollIntoView({block: 'center'});
+    const b = a.querySelector('.box').getBoundingClientRect();
+    const top = document.elementFromPoint(b.left + b.width / 2, b.top + Math.min(b.height / 2, 6));
+    return top !== null && top.closest('a') === a;
+  });
+  document.body.setAttribute('data-links', JSON.stringify([links.length, reached.length]));
+  if (CLICK) {
+    const a = links.find(a => a.getAttribute('href') === '02_multihead.html');
+    setTimeout(() => a.dispatchEvent(new MouseEvent('click', {bubbles: true, cancelable: true})), 100);
+  }
+}, 500));
+</script>"""
+
+
+def figure1_probe(click: bool) -> str:
+    page = HTML / 'nbs' / '99a_diagrams.html'
+    probe = page.with_name('_links_99a_diagrams.html')
+    probe.write_text(page.read_text().replace('</body>', LINKS_JS.replace('CLICK', str(click).lower()) + '</body>'))
+    try: return browse(probe, f'--window-size={WINDOW},900', '--dump-dom')
     finally: probe.unlink()
-    m = re.search(r'data-code-overflow="([^"]*)"', dom)
-    assert m, f'{nb}: the overflow probe did not run'
-    cut = json.loads(html.unescape(m.group(1)))
-    assert not cut, f'{nb}: {len(cut)} code cells are wider than the column, e.g. {cut[0]!r}'
+
+
+def test_figure1_boxes_are_links_on_the_page():
+    "Every box of Figure 1 (appendix 99a) is a link a click reaches, and a click opens the chapter."
+    if 'nbs/99a_diagrams' not in TOC_FILES: pytest.skip('the diagrams appendix is not in the book')
+    m = re.search(r'data-links="([^"]*)"', figure1_probe(click=False))
+    assert m, 'the link probe did not run'
+    links, reached = json.loads(html.unescape(m.group(1)))
+    assert links >= 18 and reached == links, f'{links} links in Figure 1, {reached} reached by a click'
+    opened = figure1_probe(click=True)  # the dump is of the page the click opened
+    assert re.search(r'<h1[^>]*>Multi-head attention', opened), 'a click on a box did not open chapter 2'

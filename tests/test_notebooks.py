@@ -81,3 +81,95 @@ def test_chapter_needs_the_package_alone(path):
     hits = [i for i, c in enumerate(load(path)['cells'])
             if c['cell_type'] == 'code' and bad.search(src(c))]
     assert not hits, f'{path.name}: code cells {hits} reach into the repository checkout'
+
+
+# The book's conventions for every chapter: exercises at the end, solutions that run as tests, code in short steps.
+TOC = (ROOT / '_toc.yml').read_text()
+CHAPTERS = [ROOT / 'nbs' / f'{name}.ipynb' for name in re.findall(r'file:\s*nbs/(\S+)', TOC)]  # the index aside
+MAX_EXPORTED_LINES = 30
+SOLUTION = re.compile(r'# Solution to exercise (\d+)')
+
+
+def exercise_problems(cells: list) -> list:
+    """What keeps a chapter's end from the convention: a last `## Exercises` section of 3 to 5 numbered exercises,
+    followed by solution cells tagged `hide-cell`, each beginning with `# Solution to exercise N` and asserting."""
+    heads = [i for i, c in enumerate(cells) if c['cell_type'] == 'markdown'
+             and re.search(r'^## Exercises\s*$', src(c), re.M)]
+    if not heads: return ['no "## Exercises" section']
+    at, out = heads[-1], []
+    text = src(cells[at]).split('## Exercises', 1)[1]
+    numbers = [int(n) for n in re.findall(r'^(\d+)\. ', text, re.M)]
+    if not 3 <= len(numbers) <= 5 or numbers != list(range(1, len(numbers) + 1)):
+        out.append(f'exercises numbered {numbers}: want 3 to 5, numbered from 1')
+    later = [c for c in cells[at + 1:] if src(c).strip()]
+    if any(c['cell_type'] == 'markdown' and re.search(r'^#{1,2} ', src(c), re.M) for c in later):
+        out.append('a section follows the exercises: they end the chapter')
+    solved = set()
+    for c in (c for c in later if c['cell_type'] == 'code'):
+        m, first = SOLUTION.match(src(c)), src(c).lstrip().split('\n')[0][:60]
+        if not m: out.append(f'code cell after the exercises is not a solution: {first!r}'); continue
+        solved.add(int(m.group(1)))
+        if 'hide-cell' not in c.get('metadata', {}).get('tags', []):
+            out.append(f'{first!r} is not tagged hide-cell')
+        if not re.search(r'\bassert\b|\btest_\w+\(', src(c)):
+            out.append(f'{first!r} asserts nothing')
+    if set(numbers) - solved: out.append(f'exercises without a solution cell: {sorted(set(numbers) - solved)}')
+    return out
+
+
+def long_exported_cells(cells: list, max_lines: int = MAX_EXPORTED_LINES) -> list:
+    "(cell id, lines) of every exported code cell over `max_lines` lines."
+    return [(c.get('id'), len(src(c).splitlines())) for c in cells
+            if c['cell_type'] == 'code' and 'export' in flags(c) and len(src(c).splitlines()) > max_lines]
+
+
+@pytest.mark.parametrize('path', CHAPTERS, ids=lambda p: p.name)
+def test_chapter_ends_with_exercises(path):
+    bad = exercise_problems(load(path)['cells'])
+    assert not bad, f'{path.name}: ' + '; '.join(bad)
+
+
+@pytest.mark.parametrize('path', NBS, ids=lambda p: p.name)
+def test_exported_cells_are_short(path):
+    "Code in small steps: a class grows across cells with @patch; python tools/split_cells.py cuts long cells."
+    long = long_exported_cells(load(path)['cells'])
+    assert not long, f'{path.name}: exported cells over {MAX_EXPORTED_LINES} lines (id, lines): {long}'
+
+
+def md(text): return {'cell_type': 'markdown', 'source': [text], 'metadata': {}}
+def code(text, tags=(), export=False):
+    return {'cell_type': 'code', 'source': [text], 'id': 'c0',
+            'metadata': {'tags': list(tags), **({'nbdev': {'export': 'true'}} if export else {})}}
+
+
+def test_the_exercise_check_can_fail():
+    good = [md('## Exercises\n\n1. One.\n2. Two.\n3. Three.')] + \
+           [code(f'# Solution to exercise {n}\nassert {n}', ['hide-cell']) for n in (1, 2, 3)]
+    assert exercise_problems(good) == []
+    assert exercise_problems(good[1:]) == ['no "## Exercises" section']
+    assert 'want 3 to 5' in exercise_problems([md('## Exercises\n\n1. One.\n2. Two.')] + good[1:3])[0]
+    untagged = good[:3] + [code('# Solution to exercise 3\nassert 3')]
+    assert exercise_problems(untagged) == ["'# Solution to exercise 3' is not tagged hide-cell"]
+    assert 'asserts nothing' in exercise_problems(good[:3] + [code('# Solution to exercise 3\nx = 3', ['hide-cell'])])[0]
+    assert 'not a solution' in exercise_problems(good + [code('print(1)')])[0]
+    assert 'without a solution' in exercise_problems(good[:3])[0]
+    assert 'a section follows' in exercise_problems(good + [md('## Summary')])[0]
+
+
+def test_the_cell_size_check_can_fail():
+    cells = [code('x = 1\n' * 31, export=True), code('x = 1\n' * 31), code('x = 1\n' * 30, export=True)]
+    assert long_exported_cells(cells) == [('c0', 31)]
+
+
+def pages_missing_from_toc(links: list, toc: str = TOC) -> list:
+    "Links (`02_multihead.html`) to pages that are not chapters of `_toc.yml`."
+    pages = set(re.findall(r'(?:root|file):\s*nbs/(\S+)', toc))
+    return [h for h in links if h.removesuffix('.html') not in pages]
+
+
+def test_figure1_links_to_chapters_of_the_book():
+    "Each box of the paper's Figure 1 (appendix 99a) links to a chapter of the book."
+    from transformer_nb.diagrams import figure1
+    links = figure1().links()
+    assert links and pages_missing_from_toc(links) == [], pages_missing_from_toc(links)
+    assert pages_missing_from_toc(['02_multihead.html', '99_nothing.html']) == ['99_nothing.html']
