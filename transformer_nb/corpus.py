@@ -22,13 +22,9 @@ from transformer_nb.data import (
 )
 from .utils import ArgumentParser, UsageError, in_ipython, run_main
 
-# %% ../nbs/90_corpus.ipynb #c7a6ea65
-def read_sword_module(
-    module: str,  # SWORD module name, e.g. 'engWEB2015eb'
-    sword_path='/usr/share/sword',  # the SWORD library folder (mods.d/ and modules/)
-    books: Sequence[str] = BIBLE_BOOKS,
-) -> dict:
-    "Raw OSIS markup of each verse of `books` in a SWORD module, by verse id."
+# %% ../nbs/90_corpus.ipynb #30fb5fd2
+def _sword_bible(module: str, sword_path):
+    "pysword's reader of a SWORD module, with a cache of decompressed books."
     try:
         from pysword.modules import SwordModules
     except ImportError:
@@ -46,6 +42,16 @@ def read_sword_module(
     bible = modules.get_bible_from_module(module)
     # pysword decompresses a whole book for every verse it returns: keep the last blocks
     bible._decompressed_text = functools.lru_cache(maxsize=4)(bible._decompressed_text)
+    return bible
+
+# %% ../nbs/90_corpus.ipynb #c7a6ea65
+def read_sword_module(
+    module: str,  # SWORD module name, e.g. 'engWEB2015eb'
+    sword_path='/usr/share/sword',  # the SWORD library folder (mods.d/ and modules/)
+    books: Sequence[str] = BIBLE_BOOKS,
+) -> dict:
+    "Raw OSIS markup of each verse of `books` in a SWORD module, by verse id."
+    bible = _sword_bible(module, sword_path)
     structure, verses = bible.get_structure(), {}
     for name in books:
         _, book = structure.find_book(name)
@@ -272,8 +278,8 @@ def load_hf_pairs(
     return pairs_from_records(ds, src_lang, tgt_lang, on_error, where=where)
 
 # %% ../nbs/90_corpus.ipynb #3a970221
-def main(argv=None):
-    "Command line: `transformer-nb data build|stats`."
+def _parser() -> ArgumentParser:
+    "The parser of `transformer-nb data`: two subcommands, `build` with its files."
     p = ArgumentParser(
         prog='transformer-nb data', description="The book's Spanish–English corpus."
     )
@@ -294,17 +300,27 @@ def main(argv=None):
     sub.add_parser(
         'stats', help='print the number of pairs in each split of the shipped corpus'
     )
-    args = p.parse_args(argv)
+    return p
+
+# %% ../nbs/90_corpus.ipynb #4a2157c8
+def _check_build(args):
+    "Usage errors of `build`: the output's folder and the SWORD folder must exist."
+    if not Path(args.out).resolve().parent.is_dir():
+        raise UsageError(
+            f"--out {args.out}: the folder {Path(args.out).parent} does not exist"
+        )
+    if not Path(args.sword_path).is_dir():
+        raise UsageError(
+            f"--sword-path {args.sword_path}: no such folder (on "
+            "Debian: apt-get install sword-text-web sword-text-sparv)"
+        )
+
+
+def main(argv=None):
+    "Command line: `transformer-nb data build|stats`."
+    args = _parser().parse_args(argv)
     if args.command == 'build':
-        if not Path(args.out).resolve().parent.is_dir():
-            raise UsageError(
-                f"--out {args.out}: the folder {Path(args.out).parent} does not exist"
-            )
-        if not Path(args.sword_path).is_dir():
-            raise UsageError(
-                f"--sword-path {args.sword_path}: no such folder (on "
-                "Debian: apt-get install sword-text-web sword-text-sparv)"
-            )
+        _check_build(args)
         build_bible_corpus(args.out, args.sword_path)
     else:
         for name, pairs in bible_splits().items():

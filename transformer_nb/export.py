@@ -169,6 +169,31 @@ def _stack(spec, stack, norm_first: bool):
     if norm_first:
         _norm(spec.layer_norm, stack.final_norm)
 
+# %% ../nbs/18_production.ipynb #5e8d10fd
+def _ct2_layers(spec, model: Transformer):
+    "Every encoder and decoder layer of `model` into the spec's layers."
+    for s, layer in zip(spec.encoder.layer, model.encoder.layers):
+        _attention(s.self_attention, layer.self_attn, True)
+        _norm(s.self_attention.layer_norm, layer.sublayer1.norm)
+        _ffn(s.ffn, layer.ff, layer.sublayer2.norm)
+    for s, layer in zip(spec.decoder.layer, model.decoder.layers):
+        _attention(s.self_attention, layer.self_attn, True)
+        _norm(s.self_attention.layer_norm, layer.sublayer1.norm)
+        _attention(s.attention, layer.cross_attn, False)
+        _norm(s.attention.layer_norm, layer.sublayer2.norm)
+        _ffn(s.ffn, layer.ff, layer.sublayer3.norm)
+
+# %% ../nbs/18_production.ipynb #7b78d880
+def _ct2_vocabulary(spec, tokenizer: Tokenizer, c):
+    "The pieces of both sides, the special tokens by name, the norms' epsilon."
+    spec.register_source_vocabulary(vocabulary(tokenizer, c.src_vocab_size))
+    spec.register_target_vocabulary(vocabulary(tokenizer, c.tgt_vocab))
+    piece, cfg = tokenizer.sp.id_to_piece, spec.config
+    cfg.unk_token, cfg.eos_token = piece(c.unk_token_id), piece(c.eos_token_id)
+    cfg.bos_token = cfg.decoder_start_token = piece(c.bos_token_id)
+    cfg.add_source_eos = True  # the book's sources end with </s>
+    cfg.layer_norm_epsilon = c.layer_norm_eps
+
 # %% ../nbs/18_production.ipynb #c32f9525
 def ct2_spec(model: Transformer, tokenizer: Tokenizer):
     "A CTranslate2 `TransformerSpec`: `model`'s weights, the tokenizer's pieces."
@@ -187,23 +212,8 @@ def ct2_spec(model: Transformer, tokenizer: Tokenizer):
     _linear(dec.embeddings, model.decoder.embedding.weight)
     dec.start_from_zero_embedding = False  # the decoder starts from <s>'s embedding
     _linear(dec.projection, model.generator.weight)
-    for s, layer in zip(enc.layer, model.encoder.layers):
-        _attention(s.self_attention, layer.self_attn, True)
-        _norm(s.self_attention.layer_norm, layer.sublayer1.norm)
-        _ffn(s.ffn, layer.ff, layer.sublayer2.norm)
-    for s, layer in zip(dec.layer, model.decoder.layers):
-        _attention(s.self_attention, layer.self_attn, True)
-        _norm(s.self_attention.layer_norm, layer.sublayer1.norm)
-        _attention(s.attention, layer.cross_attn, False)
-        _norm(s.attention.layer_norm, layer.sublayer2.norm)
-        _ffn(s.ffn, layer.ff, layer.sublayer3.norm)
-    spec.register_source_vocabulary(vocabulary(tokenizer, c.src_vocab_size))
-    spec.register_target_vocabulary(vocabulary(tokenizer, c.tgt_vocab))
-    piece, cfg = tokenizer.sp.id_to_piece, spec.config
-    cfg.unk_token, cfg.eos_token = piece(c.unk_token_id), piece(c.eos_token_id)
-    cfg.bos_token = cfg.decoder_start_token = piece(c.bos_token_id)
-    cfg.add_source_eos = True  # the book's sources end with </s>
-    cfg.layer_norm_epsilon = c.layer_norm_eps
+    _ct2_layers(spec, model)
+    _ct2_vocabulary(spec, tokenizer, c)
     return spec
 
 # %% ../nbs/18_production.ipynb #2ca106ed
@@ -258,13 +268,8 @@ def export_pretrained(
     return export_ct2(model, tok, out_dir, quantization, overwrite=True)
 
 # %% ../nbs/18_production.ipynb #3cc60842
-def build_parser() -> argparse.ArgumentParser:
-    "The `export` command's arguments."
-    p = ArgumentParser(
-        prog='transformer-nb export',
-        description='Export a trained model to Hugging Face transformers (a '
-        'MarianMTModel directory) or to CTranslate2. Needs: ' + INSTALL,
-    )
+def _add_what_args(p: argparse.ArgumentParser):
+    "What to export, to which format, and where: DIR, --to, --model."
     p.add_argument('out_dir', metavar='DIR', help='directory to write (new or empty)')
     p.add_argument(
         '--to',
@@ -279,6 +284,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="model directory written by save_pretrained, or 'book', the "
         "model that ships with the package (default: book)",
     )
+
+# %% ../nbs/18_production.ipynb #d45e3f91
+def _add_how_args(p: argparse.ArgumentParser):
+    "How to write it: CTranslate2's weight type, and over a directory's files."
     p.add_argument(
         '--quantization',
         choices=QUANTIZATIONS,
@@ -288,6 +297,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         '--force', action='store_true', help='write into DIR even if it is not empty'
     )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    "The `export` command's arguments."
+    p = ArgumentParser(
+        prog='transformer-nb export',
+        description='Export a trained model to Hugging Face transformers (a '
+        'MarianMTModel directory) or to CTranslate2. Needs: ' + INSTALL,
+    )
+    _add_what_args(p)
+    _add_how_args(p)
     return p
 
 # %% ../nbs/18_production.ipynb #3341fde7

@@ -37,50 +37,52 @@ def _marian_config(c):
         tie_word_embeddings=True,
     )
 
+# %% ../nbs/93_marian.ipynb #8c1847d9
+def _attn_weights(sd: dict, p: str, mha, perm: Tensor):
+    "Marian's q, k, v and out projections of attention `p`, from our fused `in_proj`."
+    W, b, D = mha.in_proj.weight, mha.in_proj.bias, mha.in_proj.weight.size(1)
+    for i, n in enumerate('qkv'):
+        sd[f'{p}.{n}_proj.weight'] = W[i * D : (i + 1) * D][:, perm]
+        sd[f'{p}.{n}_proj.bias'] = b[i * D : (i + 1) * D]
+    sd[f'{p}.out_proj.weight'] = mha.out_proj.weight[perm]
+    sd[f'{p}.out_proj.bias'] = mha.out_proj.bias[perm]
+
+
+def _norm_weights(sd: dict, p: str, ln, perm: Tensor):
+    "A layer norm's gain and bias, in the permuted order of the residual stream."
+    sd[f'{p}.weight'], sd[f'{p}.bias'] = ln.weight[perm], ln.bias[perm]
+
+# %% ../nbs/93_marian.ipynb #15997cc2
+def _ffn_weights(sd: dict, p: str, ff, perm: Tensor):
+    "Marian's fc1 and fc2 of layer `p`, from our feed-forward network."
+    sd[f'{p}.fc1.weight'] = ff.linear1.weight[:, perm]
+    sd[f'{p}.fc1.bias'] = ff.linear1.bias
+    sd[f'{p}.fc2.weight'] = ff.linear2.weight[perm]
+    sd[f'{p}.fc2.bias'] = ff.linear2.bias[perm]
+
 # %% ../nbs/93_marian.ipynb #493ddf5a
+def _layer_weights(sd: dict, p: str, layer, perm: Tensor, cross: bool):
+    "An encoder layer (`cross` False) or a decoder layer under Marian's names."
+    _attn_weights(sd, f'{p}.self_attn', layer.self_attn, perm)
+    _norm_weights(sd, f'{p}.self_attn_layer_norm', layer.sublayer1.norm, perm)
+    if cross:
+        _attn_weights(sd, f'{p}.encoder_attn', layer.cross_attn, perm)
+        _norm_weights(sd, f'{p}.encoder_attn_layer_norm', layer.sublayer2.norm, perm)
+    _ffn_weights(sd, p, layer.ff, perm)
+    last = layer.sublayer3 if cross else layer.sublayer2
+    _norm_weights(sd, f'{p}.final_layer_norm', last.norm, perm)
+
+
 def _marian_weights(model, perm: Tensor) -> dict:
     "Our weights under Marian's names, residual-stream dimensions permuted by `perm`."
-    D, sd = model.config.d_model, {}
     emb = model.encoder.embedding.weight[:, perm]
-    for name in (
-        'model.shared',
-        'model.encoder.embed_tokens',
-        'model.decoder.embed_tokens',
-        'lm_head',
-    ):
-        sd[f'{name}.weight'] = emb
-
-    def attn(p, mha):
-        W, b = mha.in_proj.weight, mha.in_proj.bias
-        for i, n in enumerate('qkv'):
-            sd[f'{p}.{n}_proj.weight'] = W[i * D : (i + 1) * D][:, perm]
-            sd[f'{p}.{n}_proj.bias'] = b[i * D : (i + 1) * D]
-        sd[f'{p}.out_proj.weight'] = mha.out_proj.weight[perm]
-        sd[f'{p}.out_proj.bias'] = mha.out_proj.bias[perm]
-
-    def norm(p, ln):
-        sd[f'{p}.weight'], sd[f'{p}.bias'] = ln.weight[perm], ln.bias[perm]
-
-    def ffn(p, ff):
-        sd[f'{p}.fc1.weight'] = ff.linear1.weight[:, perm]
-        sd[f'{p}.fc1.bias'] = ff.linear1.bias
-        sd[f'{p}.fc2.weight'] = ff.linear2.weight[perm]
-        sd[f'{p}.fc2.bias'] = ff.linear2.bias[perm]
-
+    tied = ('shared', 'encoder.embed_tokens', 'decoder.embed_tokens')
+    sd = {f'model.{name}.weight': emb for name in tied}
+    sd['lm_head.weight'] = emb
     for i, layer in enumerate(model.encoder.layers):
-        p = f'model.encoder.layers.{i}'
-        attn(f'{p}.self_attn', layer.self_attn)
-        norm(f'{p}.self_attn_layer_norm', layer.sublayer1.norm)
-        ffn(p, layer.ff)
-        norm(f'{p}.final_layer_norm', layer.sublayer2.norm)
+        _layer_weights(sd, f'model.encoder.layers.{i}', layer, perm, cross=False)
     for i, layer in enumerate(model.decoder.layers):
-        p = f'model.decoder.layers.{i}'
-        attn(f'{p}.self_attn', layer.self_attn)
-        norm(f'{p}.self_attn_layer_norm', layer.sublayer1.norm)
-        attn(f'{p}.encoder_attn', layer.cross_attn)
-        norm(f'{p}.encoder_attn_layer_norm', layer.sublayer2.norm)
-        ffn(p, layer.ff)
-        norm(f'{p}.final_layer_norm', layer.sublayer3.norm)
+        _layer_weights(sd, f'model.decoder.layers.{i}', layer, perm, cross=True)
     return sd
 
 # %% ../nbs/93_marian.ipynb #f3013e4e

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import torch
 import torch.distributed as dist
+from fastcore.basics import patch
 
 # %% ../nbs/92_run_log.ipynb #bea0aa0b
 PEAK_FLOPS = {  # dense 16-bit tensor-core peak per GPU, FLOP/s (bf16; T4, V100: fp16)
@@ -61,6 +62,25 @@ LOG_FIELDS = (
     'grad_norm',
 )
 
+# %% ../nbs/92_run_log.ipynb #2a504318
+def _rows_up_to(path: Path, step: int | None) -> list:
+    "The rows of an existing log up to `step` (None, or no file yet: no rows)."
+    if step is None or not path.exists():
+        return []
+    with open(path, newline='') as f:
+        return [r for r in csv.DictReader(f) if int(r['step']) <= step]
+
+
+def _summary_writer(folder: Path, resume_step: int | None):
+    "A TensorBoard writer in `folder` that drops what it logged after `resume_step`."
+    try:
+        from torch.utils.tensorboard import SummaryWriter
+    except ImportError:
+        raise ImportError(
+            "tensorboard=True needs the tensorboard package: pip install tensorboard"
+        ) from None
+    return SummaryWriter(str(folder), purge_step=resume_step)
+
 # %% ../nbs/92_run_log.ipynb #d9e0a2b6
 class CSVLogger:
     "Rows of `LOG_FIELDS` appended to a CSV file (and optionally TensorBoard)."
@@ -68,45 +88,36 @@ class CSVLogger:
     def __init__(self, path, resume_step: int | None = None, tensorboard: bool = False):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        rows = []  # on resume: the rows up to the checkpoint's step
-        if resume_step is not None and self.path.exists():
-            with open(self.path, newline='') as f:
-                rows = [r for r in csv.DictReader(f) if int(r['step']) <= resume_step]
+        rows = _rows_up_to(self.path, resume_step)  # on resume: up to the checkpoint
         with open(self.path, 'w', newline='') as f:
             w = csv.DictWriter(f, LOG_FIELDS)
             w.writeheader()
             w.writerows(rows)
         self.tb = None
         if tensorboard:
-            try:
-                from torch.utils.tensorboard import SummaryWriter
-            except ImportError:
-                raise ImportError(
-                    "tensorboard=True needs the tensorboard package: "
-                    "pip install tensorboard"
-                ) from None
-            self.tb = SummaryWriter(
-                str(self.path.parent / 'tensorboard'), purge_step=resume_step
-            )
+            self.tb = _summary_writer(self.path.parent / 'tensorboard', resume_step)
 
-    def log(self, **row):
-        "Append one row (missing fields stay empty) and flush it to disk."
-        unknown = set(row) - set(LOG_FIELDS)
-        if unknown:
-            raise ValueError(
-                f"unknown log fields {sorted(unknown)}; known: {LOG_FIELDS}"
-            )
-        with open(self.path, 'a', newline='') as f:
-            csv.DictWriter(f, LOG_FIELDS).writerow(row)
-        if self.tb is None:
-            return
-        for k, v in row.items():
-            if k not in ('step', 'epoch', 'split') and isinstance(v, (int, float)):
-                self.tb.add_scalar(f"{row['split']}/{k}", v, row['step'])
+# %% ../nbs/92_run_log.ipynb #2198fd53
+@patch
+def log(self: CSVLogger, **row):
+    "Append one row (missing fields stay empty) and flush it to disk."
+    unknown = set(row) - set(LOG_FIELDS)
+    if unknown:
+        raise ValueError(f"unknown log fields {sorted(unknown)}; known: {LOG_FIELDS}")
+    with open(self.path, 'a', newline='') as f:
+        csv.DictWriter(f, LOG_FIELDS).writerow(row)
+    if self.tb is None:
+        return
+    for k, v in row.items():
+        if k not in ('step', 'epoch', 'split') and isinstance(v, (int, float)):
+            self.tb.add_scalar(f"{row['split']}/{k}", v, row['step'])
 
-    def close(self):
-        if self.tb is not None:
-            self.tb.close()
+# %% ../nbs/92_run_log.ipynb #98e093de
+@patch
+def close(self: CSVLogger):
+    "Close the TensorBoard writer, if there is one."
+    if self.tb is not None:
+        self.tb.close()
 
 # %% ../nbs/92_run_log.ipynb #4248888a
 def read_log(path) -> dict:

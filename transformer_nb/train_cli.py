@@ -75,8 +75,8 @@ def _field_parser(f):
     return parse
 
 # %% ../nbs/96_train_cli.ipynb #e0b6f10b
-def _add_actions(p: argparse.ArgumentParser):
-    "The flags that are not configuration fields: what to do before and after training."
+def _add_start_flags(p: argparse.ArgumentParser):
+    "How the run starts: a preset, resuming, or overwriting a previous run."
     p.add_argument(
         '--preset',
         choices=sorted(TRAIN_PRESETS),
@@ -94,6 +94,10 @@ def _add_actions(p: argparse.ArgumentParser):
         help='start afresh in an '
         '--out-dir that holds a previous run (its checkpoints are deleted)',
     )
+
+# %% ../nbs/96_train_cli.ipynb #8d1c26e1
+def _add_after_flags(p: argparse.ArgumentParser):
+    "What happens after training: export the model and score it."
     p.add_argument(
         '--export',
         metavar='DIR',
@@ -112,6 +116,10 @@ def _add_actions(p: argparse.ArgumentParser):
         help='afterwards, greedy BLEU/chrF '
         'on the test split and on the seven short books',
     )
+
+# %% ../nbs/96_train_cli.ipynb #bec3fa43
+def _add_average_flags(p: argparse.ArgumentParser):
+    "`--average`: only average checkpoints into one file, then exit."
     p.add_argument(
         '--average',
         nargs='+',
@@ -124,23 +132,36 @@ def _add_actions(p: argparse.ArgumentParser):
         help='output file of --average (required with it)',
     )
 
+
+def _add_actions(p: argparse.ArgumentParser):
+    "The flags that are not configuration fields: what to do before and after training."
+    _add_start_flags(p)
+    _add_after_flags(p)
+    _add_average_flags(p)
+
+# %% ../nbs/96_train_cli.ipynb #c1371fae
+def _config_help(f, helps: dict, choices: dict) -> str:
+    "The help text of field `f`: its comment, its choices and its default."
+    d = TrainConfig.__dataclass_fields__[f.name].default
+    text = (helps.get(f.name) or f.name).replace('%', '%%')
+    if f.name in choices:
+        text += f"; one of {', '.join(choices[f.name])}"
+    return text + (
+        '' if isinstance(d, dataclasses._MISSING_TYPE) else f' (default: {d})'
+    )
+
 # %% ../nbs/96_train_cli.ipynb #cf4d205e
 def _add_config_flags(p: argparse.ArgumentParser):
     "One flag per `TrainConfig` field, with the field's comment, default and choices."
     g = p.add_argument_group('training configuration (TrainConfig fields)')
-    helps, defaults = docments(TrainConfig), TrainConfig.__dataclass_fields__
+    helps = docments(TrainConfig)
     choices = {
         'model': sorted(PRESETS),
         'precision': PRECISIONS,
         'direction': DIRECTIONS,
     }
     for f in fields(TrainConfig):
-        flag = '--' + f.name.replace('_', '-')
-        d = defaults[f.name].default
-        text = (helps.get(f.name) or f.name).replace('%', '%%')
-        if f.name in choices:
-            text += f"; one of {', '.join(choices[f.name])}"
-        text += '' if isinstance(d, dataclasses._MISSING_TYPE) else f' (default: {d})'
+        flag, text = '--' + f.name.replace('_', '-'), _config_help(f, helps, choices)
         if f.type is bool:
             g.add_argument(
                 flag, action=argparse.BooleanOptionalAction, default=None, help=text
@@ -190,7 +211,7 @@ def _settings(args) -> dict:
         base = check_train_checkpoint(load_checkpoint(path), path)['train_config']
     return {**base, **given}
 
-
+# %% ../nbs/96_train_cli.ipynb #79669ae7
 def config_from_flags(settings: dict) -> TrainConfig:
     "A `TrainConfig`; a bad value is a usage error that names its flag."
     try:
