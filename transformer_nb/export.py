@@ -11,6 +11,7 @@ import argparse, importlib, json, os, sys
 from pathlib import Path
 import torch
 from .data import Tokenizer
+from .translate import SEARCH_DEFAULTS
 from transformer_nb.model import (
     CONFIG_NAME,
     TOKENIZER_NAME,
@@ -90,7 +91,9 @@ def hf_tokenizer(tok: Tokenizer, out: Path, max_len: int):
 
 # %% ../nbs/18_production.ipynb #7ad25f92
 def generation_config(
-    model: Transformer, num_beams: int = 4, length_penalty: float = 0.6
+    model: Transformer,
+    num_beams: int = SEARCH_DEFAULTS['num_beams'],
+    length_penalty: float = SEARCH_DEFAULTS['length_penalty'],
 ):
     "Hugging Face decoding defaults as ours: start at ⟨BOS⟩, never emit ⟨PAD⟩, ⟨BOS⟩."
     from transformers import GenerationConfig
