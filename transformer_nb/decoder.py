@@ -38,37 +38,35 @@ class DecoderLayer(nn.Module):
         )
         self.sublayer1, self.sublayer2, self.sublayer3 = (residual(c) for _ in range(3))
 
-    def forward(
-        self,
-        x: Tensor,  # (B, T, d_model) decoder states
-        # (B, S, d_model) encoder output; None once the cache holds it
-        memory: Tensor | None,
-        # (B, 1, 1, S) bool, True = real source token
-        memory_mask: Tensor | None = None,
-        need_weights: bool = False,  # also return the self- and cross-attention weights
-        # this layer's (self, cross) caches
-        cache: tuple[KVCache, KVCache] | None = None,
-    ) -> tuple[Tensor, tuple]:  # (B, T, d_model), (self weights, cross weights)
-        """One decoder layer, over the whole target or (with a cache) over the newest
-        positions."""
-        c_self, c_cross = (None, None) if cache is None else cache
-        w = {}
+# %% ../nbs/07_decoder.ipynb #a0fd9736
+@patch
+def forward(
+    self: DecoderLayer,
+    x: Tensor,  # (B, T, d_model) decoder states
+    memory: Tensor | None,  # (B, S, d_model); None once the cache holds it
+    memory_mask: Tensor | None = None,  # (B, 1, 1, S) bool, True = real source
+    need_weights: bool = False,  # also return the self- and cross-attention weights
+    cache: tuple[KVCache, KVCache] | None = None,  # this layer's (self, cross) caches
+) -> tuple[Tensor, tuple]:  # (B, T, d_model), (self weights, cross weights)
+    "One decoder layer, over the whole target or (with a cache) the newest positions."
+    c_self, c_cross = (None, None) if cache is None else cache
+    w = {}
 
-        def self_attend(y):
-            out, w['self'] = self.self_attn(
-                y, is_causal=True, need_weights=need_weights, cache=c_self
-            )
-            return out
+    def self_attend(y):
+        out, w['self'] = self.self_attn(
+            y, is_causal=True, need_weights=need_weights, cache=c_self
+        )
+        return out
 
-        def cross_attend(y):
-            out, w['cross'] = self.cross_attn(
-                y, memory, mask=memory_mask, need_weights=need_weights, cache=c_cross
-            )
-            return out
+    def cross_attend(y):
+        out, w['cross'] = self.cross_attn(
+            y, memory, mask=memory_mask, need_weights=need_weights, cache=c_cross
+        )
+        return out
 
-        x = self.sublayer1(x, self_attend)
-        x = self.sublayer2(x, cross_attend)
-        return self.sublayer3(x, self.ff), (w['self'], w['cross'])
+    x = self.sublayer1(x, self_attend)
+    x = self.sublayer2(x, cross_attend)
+    return self.sublayer3(x, self.ff), (w['self'], w['cross'])
 
 # %% ../nbs/07_decoder.ipynb #fc206c35
 class DecoderCache:
@@ -100,12 +98,15 @@ class DecoderCache:
             f"group={self.cross_attention[0].group})"
         )
 
-    # (B',) long: row i takes old row index[i]
-    def reorder(self, index: Tensor) -> None:
-        """Keep, repeat or drop batch rows in every layer (re-ranked beams, finished
-        sentences)."""
-        for c in self.self_attention + self.cross_attention:
-            c.reorder(index)
+# %% ../nbs/07_decoder.ipynb #25fe6fdc
+@patch
+def reorder(
+    self: DecoderCache,
+    index: Tensor,  # (B',) long: row i takes old row index[i]
+) -> None:
+    "Keep, repeat or drop rows in every layer (re-ranked beams, finished sentences)."
+    for c in self.self_attention + self.cross_attention:
+        c.reorder(index)
 
 # %% ../nbs/07_decoder.ipynb #5d05fa88
 class Decoder(LayerStack):

@@ -102,14 +102,17 @@ class TransformerConfig:
     def __post_init__(self):
         self.validate()  # a bad configuration fails when made
 
-    @property
-    def tgt_vocab(self) -> int:  # the target vocabulary's size, joint or not
-        joint = self.tgt_vocab_size is None
-        return self.src_vocab_size if joint else self.tgt_vocab_size
+# %% ../nbs/06_encoder.ipynb #808174a3
+@patch(as_prop=True)
+def tgt_vocab(self: TransformerConfig) -> int:
+    "The target vocabulary's size, joint or not."
+    joint = self.tgt_vocab_size is None
+    return self.src_vocab_size if joint else self.tgt_vocab_size
 
-    @property
-    def d_k(self) -> int:
-        return self.d_model // self.n_heads  # the width of one head
+
+@patch(as_prop=True)
+def d_k(self: TransformerConfig) -> int:
+    return self.d_model // self.n_heads  # the width of one head
 
 # %% ../nbs/06_encoder.ipynb #b6cd8b9d
 TIE_MODES = ('none', 'decoder', 'three_way')

@@ -40,7 +40,11 @@ PRESETS = {
         n_decoder_layers=6,
         dropout=0.3,
     ),
-    'small': dict(
+}
+
+# %% ../nbs/08_model.ipynb #5143ee64
+PRESETS.update(
+    small=dict(
         src_vocab_size=8000,
         d_model=256,
         n_heads=4,
@@ -50,7 +54,7 @@ PRESETS = {
         dropout=0.1,
         max_len=512,
     ),
-    'tiny': dict(
+    tiny=dict(
         src_vocab_size=1000,
         d_model=64,
         n_heads=4,
@@ -60,7 +64,7 @@ PRESETS = {
         dropout=0.1,
         max_len=256,
     ),
-}
+)
 
 # %% ../nbs/08_model.ipynb #d8f5e734
 @patch(cls_method=True)
@@ -97,8 +101,7 @@ def from_dict(cls: TransformerConfig, d: dict) -> TransformerConfig:
 
 # %% ../nbs/08_model.ipynb #826dab09
 class Transformer(nn.Module):
-    """Encoder–decoder Transformer: `encode`, `decode`, `generator`; `forward` for
-    training."""
+    "Encoder–decoder Transformer: `encode`, `decode`, `generator`; `forward` to train."
 
     def __init__(self, config: TransformerConfig):
         super().__init__()
@@ -116,72 +119,87 @@ class Transformer(nn.Module):
         if c.tie_embeddings != 'none':
             self.generator.weight = tgt_emb.weight
 
-    def _init_weights(self):
-        for name, m in self.named_modules():
-            if isinstance(m, nn.Linear):
-                nn.init.xavier_uniform_(m.weight)
-                if m.bias is not None:
-                    nn.init.zeros_(m.bias)
-            elif isinstance(m, nn.LayerNorm):
-                nn.init.ones_(m.weight)
+# %% ../nbs/08_model.ipynb #8ce92b40
+@patch
+def _init_weights(self: Transformer):
+    for name, m in self.named_modules():
+        if isinstance(m, nn.Linear):
+            nn.init.xavier_uniform_(m.weight)
+            if m.bias is not None:
                 nn.init.zeros_(m.bias)
+        elif isinstance(m, nn.LayerNorm):
+            nn.init.ones_(m.weight)
+            nn.init.zeros_(m.bias)
 
-    def encode(
-        self, src: Tensor, src_mask: Tensor | None = None, need_weights: bool = False
-    ):
-        """src (B, S) ids -> memory (B, S, d_model), src_mask (B, 1, 1, S) [, encoder
-        self-attention weights per layer]."""
-        check_token_ids(src, self.config.src_vocab_size, 'src')
-        if src.size(1) > self.config.max_len:
-            raise ValueError(
-                f"source length {src.size(1)} exceeds max_len={self.config.max_len}"
-            )
-        if src_mask is None:
-            src_mask = padding_mask(src, self.config.pad_token_id)
-        memory, weights = self.encoder(src, src_mask, need_weights)
-        return (memory, src_mask, weights) if need_weights else (memory, src_mask)
-
-    def decode(
-        self,
-        tgt_in: Tensor,
-        memory: Tensor,
-        src_mask: Tensor | None,
-        cache: DecoderCache | None = None,
-        need_weights: bool = False,
-    ):
-        """tgt_in (B, T) ids -> decoder states (B, T, d_model) [, self- and
-        cross-attention weights per layer]."""
-        h, self_ws, cross_ws = self.decoder(
-            tgt_in, memory, src_mask, cache, need_weights
+# %% ../nbs/08_model.ipynb #642221fe
+@patch
+def encode(
+    self: Transformer,
+    src: Tensor,  # (B, S) token ids
+    src_mask: Tensor | None = None,  # (B, 1, 1, S); None: from the padding in src
+    need_weights: bool = False,
+):
+    """src (B, S) ids -> memory (B, S, d_model), src_mask (B, 1, 1, S) [, encoder
+    self-attention weights per layer]."""
+    check_token_ids(src, self.config.src_vocab_size, 'src')
+    if src.size(1) > self.config.max_len:
+        raise ValueError(
+            f"source length {src.size(1)} exceeds max_len={self.config.max_len}"
         )
-        return (h, self_ws, cross_ws) if need_weights else h
+    if src_mask is None:
+        src_mask = padding_mask(src, self.config.pad_token_id)
+    memory, weights = self.encoder(src, src_mask, need_weights)
+    return (memory, src_mask, weights) if need_weights else (memory, src_mask)
 
-    def init_cache(self, capacity: int = 0, group: int = 1) -> DecoderCache:
-        """An empty decoding cache (`capacity` target positions reserved, `group` beams
-        per sentence)."""
-        return self.decoder.init_cache(capacity, group)
+# %% ../nbs/08_model.ipynb #4739d359
+@patch
+def decode(
+    self: Transformer,
+    tgt_in: Tensor,  # (B, T) ids, shifted right; with a cache, the newest only
+    memory: Tensor,  # (B, S, d_model); may be None once the cache holds it
+    src_mask: Tensor | None,  # (B, 1, 1, S) bool, True = real source token
+    cache: DecoderCache | None = None,
+    need_weights: bool = False,
+):
+    """tgt_in (B, T) ids -> decoder states (B, T, d_model) [, self- and
+    cross-attention weights per layer]."""
+    h, self_ws, cross_ws = self.decoder(tgt_in, memory, src_mask, cache, need_weights)
+    return (h, self_ws, cross_ws) if need_weights else h
 
-    def forward(self, src: Tensor, tgt_in: Tensor) -> Tensor:
-        """Teacher-forced logits: src (B, S), tgt_in (B, T) = shift_right(labels) -> (B,
-        T, V)."""
-        check_token_ids(tgt_in, self.config.tgt_vocab, 'tgt_in')
-        if tgt_in.size(1) > self.config.max_len:
-            raise ValueError(
-                f"target length {tgt_in.size(1)} exceeds max_len={self.config.max_len}"
-            )
-        memory, src_mask = self.encode(src)
-        return self.generator(self.decode(tgt_in, memory, src_mask))
 
-    def attention_maps(self, src: Tensor, tgt_in: Tensor) -> dict:
-        """All attention weights for one forward pass: lists (per layer) of (B, h, L_q,
-        L_k) tensors."""
-        memory, src_mask, enc_ws = self.encode(src, need_weights=True)
-        _, self_ws, cross_ws = self.decode(tgt_in, memory, src_mask, need_weights=True)
-        return {'encoder': enc_ws, 'decoder_self': self_ws, 'cross': cross_ws}
+@patch
+def init_cache(self: Transformer, capacity: int = 0, group: int = 1) -> DecoderCache:
+    """An empty decoding cache (`capacity` target positions reserved, `group` beams
+    per sentence)."""
+    return self.decoder.init_cache(capacity, group)
 
-    def num_parameters(self) -> int:
-        "Number of distinct trainable parameters (a tied matrix counts once)."
-        return sum(p.numel() for p in self.parameters())
+# %% ../nbs/08_model.ipynb #f75fec71
+@patch
+def forward(self: Transformer, src: Tensor, tgt_in: Tensor) -> Tensor:
+    """Teacher-forced logits: src (B, S), tgt_in (B, T) = shift_right(labels) -> (B,
+    T, V)."""
+    check_token_ids(tgt_in, self.config.tgt_vocab, 'tgt_in')
+    if tgt_in.size(1) > self.config.max_len:
+        raise ValueError(
+            f"target length {tgt_in.size(1)} exceeds max_len={self.config.max_len}"
+        )
+    memory, src_mask = self.encode(src)
+    return self.generator(self.decode(tgt_in, memory, src_mask))
+
+# %% ../nbs/08_model.ipynb #022d2be3
+@patch
+def attention_maps(self: Transformer, src: Tensor, tgt_in: Tensor) -> dict:
+    """All attention weights for one forward pass: lists (per layer) of (B, h, L_q,
+    L_k) tensors."""
+    memory, src_mask, enc_ws = self.encode(src, need_weights=True)
+    _, self_ws, cross_ws = self.decode(tgt_in, memory, src_mask, need_weights=True)
+    return {'encoder': enc_ws, 'decoder_self': self_ws, 'cross': cross_ws}
+
+
+@patch
+def num_parameters(self: Transformer) -> int:
+    "Number of distinct trainable parameters (a tied matrix counts once)."
+    return sum(p.numel() for p in self.parameters())
 
 # %% ../nbs/08_model.ipynb #e817da16
 SHIPPED_PREFIX = 'share/transformer_nb'  # where the wheel installs data/ and models/
@@ -373,13 +391,25 @@ def _untie(state: dict) -> tuple[dict, dict]:
     return kept, tied
 
 # %% ../nbs/08_model.ipynb #b47d2ae1
+def _write_weights(state: dict, tied: dict, path: Path) -> None:
+    "`model.safetensors` in `path`, written all or nothing; an older `model.pt` goes."
+    from safetensors.torch import save_file
+
+    tmp = path / (WEIGHTS_NAME + '.tmp')
+    try:  # all or nothing
+        save_file(state, tmp, metadata={'format': 'pt', 'tied': json.dumps(tied)})
+        os.replace(tmp, path / WEIGHTS_NAME)
+    finally:
+        tmp.unlink(missing_ok=True)  # no debris, even after Ctrl-C
+    # no stale weights beside the new
+    (path / LEGACY_WEIGHTS_NAME).unlink(missing_ok=True)
+
+# %% ../nbs/08_model.ipynb #61eb197f
 def save_pretrained(
     model: Transformer, path, tokenizer_file=None, dtype: torch.dtype | None = None
 ) -> Path:
     """Write `config.json`, `model.safetensors` (weights, optionally cast to `dtype`)
     and the tokenizer file into directory `path`."""
-    from safetensors.torch import save_file
-
     path = Path(path)
     path.mkdir(parents=True, exist_ok=True)
     state, tied = _untie(model.state_dict())  # a tied matrix is stored once
@@ -389,22 +419,15 @@ def save_pretrained(
         .cpu()
         for k, v in state.items()
     }
+    _write_weights(state, tied, path)
+    if tokenizer_file:
+        shutil.copyfile(tokenizer_file, path / TOKENIZER_NAME)
     meta = {
         'format': 'transformer_nb',
         'version': 1,
         'config': model.config.to_dict(),
         'tokenizer': TOKENIZER_NAME if tokenizer_file else None,
     }
-    tmp = path / (WEIGHTS_NAME + '.tmp')
-    try:  # all or nothing
-        save_file(state, tmp, metadata={'format': 'pt', 'tied': json.dumps(tied)})
-        os.replace(tmp, path / WEIGHTS_NAME)
-    finally:
-        tmp.unlink(missing_ok=True)  # no debris, even after Ctrl-C
-    # no stale weights beside the new
-    (path / LEGACY_WEIGHTS_NAME).unlink(missing_ok=True)
-    if tokenizer_file:
-        shutil.copyfile(tokenizer_file, path / TOKENIZER_NAME)
     (path / CONFIG_NAME).write_text(json.dumps(meta, indent=2))
     return path
 
