@@ -132,152 +132,60 @@ def _plain(word: str) -> str:
     )
 
 
-def _table(*groups) -> dict:
-    "{word: value} from (value, 'word word ...') pairs."
-    return {w: v for v, ws in groups for w in ws.split()}
+def _counting(start: int, words: str, step: int = 1) -> dict:
+    "{word: value}: `words` counted from `start` in `step`s ('a/b': two spellings)."
+    return {
+        w: start + k * step for k, ws in enumerate(words.split()) for w in ws.split('/')
+    }
 
 # %% ../nbs/17_evaluation.ipynb #04bdd18a
-_ES_CARDINALS = _table(
-    (1, 'un uno una'),
-    (2, 'dos'),
-    (3, 'tres'),
-    (4, 'cuatro'),
-    (5, 'cinco'),
-    (6, 'seis'),
-    (7, 'siete'),
-    (8, 'ocho'),
-    (9, 'nueve'),
-    (10, 'diez'),
-    (11, 'once'),
-    (12, 'doce'),
-    (13, 'trece'),
-    (14, 'catorce'),
-    (15, 'quince'),
-    (16, 'dieciseis'),
-    (17, 'diecisiete'),
-    (18, 'dieciocho'),
-    (19, 'diecinueve'),
-    (20, 'veinte'),
-    (21, 'veintiuno veintiun veintiuna'),
-    (22, 'veintidos'),
-    (23, 'veintitres'),
-    (24, 'veinticuatro'),
-    (25, 'veinticinco'),
-    (26, 'veintiseis'),
-    (27, 'veintisiete'),
-    (28, 'veintiocho'),
-    (29, 'veintinueve'),
-    (30, 'treinta'),
-    (40, 'cuarenta'),
-    (50, 'cincuenta'),
-    (60, 'sesenta'),
-    (70, 'setenta'),
-    (80, 'ochenta'),
-    (90, 'noventa'),
-    (100, 'cien ciento'),
-    (200, 'doscientos doscientas'),
-    (300, 'trescientos trescientas'),
-    (400, 'cuatrocientos cuatrocientas'),
-    (500, 'quinientos quinientas'),
-    (600, 'seiscientos seiscientas'),
-    (700, 'setecientos setecientas'),
-    (800, 'ochocientos ochocientas'),
-    (900, 'novecientos novecientas'),
-    (1000, 'mil'),
-    (10**6, 'millon millones'),
-)
+_ES_CARDINALS = {
+    **_counting(1, 'un/uno/una dos tres cuatro cinco seis siete ocho nueve'),
+    **_counting(10, 'diez once doce trece catorce quince dieciseis diecisiete'),
+    **_counting(18, 'dieciocho diecinueve veinte veintiuno/veintiun/veintiuna'),
+    **_counting(22, 'veintidos veintitres veinticuatro veinticinco veintiseis'),
+    **_counting(27, 'veintisiete veintiocho veintinueve'),
+    **_counting(30, 'treinta cuarenta cincuenta sesenta setenta ochenta noventa', 10),
+    **_counting(100, 'cien/ciento doscientos/doscientas trescientos/trescientas', 100),
+    **_counting(400, 'cuatrocientos/cuatrocientas quinientos/quinientas', 100),
+    **_counting(600, 'seiscientos/seiscientas setecientos/setecientas', 100),
+    **_counting(800, 'ochocientos/ochocientas novecientos/novecientas', 100),
+    'mil': 1000,
+    **_counting(10**6, 'millon/millones'),
+}
 
 # %% ../nbs/17_evaluation.ipynb #229a96fb
-_ES_ORDINALS = _table(
-    (1, 'primero primer primera primeros primeras'),
-    (2, 'segundo segunda'),
-    (3, 'tercero tercer tercera'),
-    (4, 'cuarto cuarta'),
-    (5, 'quinto quinta'),
-    (6, 'sexto sexta'),
-    (7, 'septimo septima setimo setima'),
-    (8, 'octavo octava'),
-    (9, 'noveno novena nono nona'),
-    (10, 'decimo decima'),
-    (11, 'undecimo undecima'),
-    (12, 'duodecimo duodecima'),
-    (13, 'decimotercero decimotercio decimotercera'),
-    (14, 'decimocuarto decimocuarta'),
-    (15, 'decimoquinto decimoquinta'),
-    (16, 'decimosexto decimosexta'),
-    (17, 'decimoseptimo decimoseptima'),
-    (18, 'decimoctavo decimoctava'),
-    (19, 'decimonono decimonoveno decimonovena'),
-    (20, 'vigesimo vigesima'),
-    (30, 'trigesimo trigesima'),
-)
+_ES_ORDINALS = {
+    **_counting(1, 'primero/primer/primera/primeros/primeras segundo/segunda'),
+    **_counting(3, 'tercero/tercer/tercera cuarto/cuarta quinto/quinta sexto/sexta'),
+    **_counting(7, 'septimo/septima/setimo/setima octavo/octava'),
+    **_counting(9, 'noveno/novena/nono/nona decimo/decima undecimo/undecima'),
+    **_counting(12, 'duodecimo/duodecima decimotercero/decimotercio/decimotercera'),
+    **_counting(14, 'decimocuarto/decimocuarta decimoquinto/decimoquinta'),
+    **_counting(16, 'decimosexto/decimosexta decimoseptimo/decimoseptima'),
+    **_counting(18, 'decimoctavo/decimoctava decimonono/decimonoveno/decimonovena'),
+    **_counting(20, 'vigesimo/vigesima trigesimo/trigesima', 10),
+}
 
 # %% ../nbs/17_evaluation.ipynb #1996174c
-_EN_CARDINALS = _table(
-    (1, 'one'),
-    (2, 'two'),
-    (3, 'three'),
-    (4, 'four'),
-    (5, 'five'),
-    (6, 'six'),
-    (7, 'seven'),
-    (8, 'eight'),
-    (9, 'nine'),
-    (10, 'ten'),
-    (11, 'eleven'),
-    (12, 'twelve'),
-    (13, 'thirteen'),
-    (14, 'fourteen'),
-    (15, 'fifteen'),
-    (16, 'sixteen'),
-    (17, 'seventeen'),
-    (18, 'eighteen'),
-    (19, 'nineteen'),
-    (20, 'twenty'),
-    (30, 'thirty'),
-    (40, 'forty'),
-    (50, 'fifty'),
-    (60, 'sixty'),
-    (70, 'seventy'),
-    (80, 'eighty'),
-    (90, 'ninety'),
-    (100, 'hundred'),
-    (1000, 'thousand'),
-    (10**6, 'million'),
-)
+_EN_CARDINALS = {
+    **_counting(1, 'one two three four five six seven eight nine ten eleven twelve'),
+    **_counting(13, 'thirteen fourteen fifteen sixteen seventeen eighteen nineteen'),
+    **_counting(20, 'twenty thirty forty fifty sixty seventy eighty ninety', 10),
+    'hundred': 100,
+    'thousand': 1000,
+    'million': 10**6,
+}
 
 # %% ../nbs/17_evaluation.ipynb #b5beda76
-_EN_ORDINALS = _table(
-    (1, 'first'),
-    (2, 'second'),
-    (3, 'third'),
-    (4, 'fourth'),
-    (5, 'fifth'),
-    (6, 'sixth'),
-    (7, 'seventh'),
-    (8, 'eighth'),
-    (9, 'ninth'),
-    (10, 'tenth'),
-    (11, 'eleventh'),
-    (12, 'twelfth'),
-    (13, 'thirteenth'),
-    (14, 'fourteenth'),
-    (15, 'fifteenth'),
-    (16, 'sixteenth'),
-    (17, 'seventeenth'),
-    (18, 'eighteenth'),
-    (19, 'nineteenth'),
-    (20, 'twentieth'),
-    (30, 'thirtieth'),
-    (40, 'fortieth'),
-    (50, 'fiftieth'),
-    (60, 'sixtieth'),
-    (70, 'seventieth'),
-    (80, 'eightieth'),
-    (90, 'ninetieth'),
-    (100, 'hundredth'),
-    (1000, 'thousandth'),
-)
+_EN_ORDINALS = {
+    **_counting(1, 'first second third fourth fifth sixth seventh eighth ninth tenth'),
+    **_counting(11, 'eleventh twelfth thirteenth fourteenth fifteenth sixteenth'),
+    **_counting(17, 'seventeenth eighteenth nineteenth'),
+    **_counting(20, 'twentieth thirtieth fortieth fiftieth sixtieth seventieth', 10),
+    **_counting(80, 'eightieth ninetieth hundredth', 10),
+    'thousandth': 1000,
+}
 
 # %% ../nbs/17_evaluation.ipynb #1db0820c
 # language -> (cardinals, ordinals, words joining parts of one number, lone "one" words,
@@ -311,20 +219,24 @@ class NumberReader:
         self.total = self.group = self.place = self.words = 0
         self.top = math.inf  # the smallest scale word used so far
 
-    def value(self, token: str) -> tuple | None:
-        "(value, is_ordinal) of a number word; None for any other token."
-        w = _plain(token)
-        if w in self.cardinals:
-            return self.cardinals[w], False
-        if w in self.ordinals:
-            return self.ordinals[w], True
-        return None
+# %% ../nbs/17_evaluation.ipynb #6ddd0259
+@patch
+def value(self: NumberReader, token: str) -> tuple | None:
+    "(value, is_ordinal) of a number word; None for any other token."
+    w = _plain(token)
+    if w in self.cardinals:
+        return self.cardinals[w], False
+    if w in self.ordinals:
+        return self.ordinals[w], True
+    return None
 
-    def flush(self):
-        "End the number in progress; keep it unless it is a lone 'one'."
-        if self.active and not (self.words == 1 and self.lone):
-            self.numbers.append(self.total + self.group)
-        self.reset()
+
+@patch
+def flush(self: NumberReader):
+    "End the number in progress; keep it unless it is a lone 'one'."
+    if self.active and not (self.words == 1 and self.lone):
+        self.numbers.append(self.total + self.group)
+    self.reset()
 
 # %% ../nbs/17_evaluation.ipynb #1dad99e1
 @patch
@@ -505,6 +417,36 @@ def bleu_by_length(
         )
     return out
 
+# %% ../nbs/17_evaluation.ipynb #ebaf0a27
+def _share(flags, n: int) -> float:
+    "Percentage of the `n` sentences whose flag is true."
+    return 100.0 * sum(map(bool, flags)) / n
+
+
+def _number_shares(sources, hypotheses, references, src_lang, tgt_lang) -> dict:
+    "Sentences (%) whose hypothesis, or reference, mismatches the source's numbers."
+    n = len(sources)
+    check = lambda texts: (
+        number_mismatch(s, t, src_lang, tgt_lang) for s, t in zip(sources, texts)
+    )
+    return {
+        'number_mismatch_pct': _share(check(hypotheses), n),
+        'number_mismatch_reference_pct': _share(check(references), n),
+    }
+
+
+def _unknown_shares(tok, sources, references, hypothesis_ids) -> dict:
+    "Sentences (%) with unknown pieces in the output or characters in the input."
+    n, out = len(sources), {}
+    if hypothesis_ids is not None:
+        out['unk_hypothesis_pct'] = _share(map(count_unknown, hypothesis_ids), n)
+    if tok is not None:
+        out['unk_source_pct'] = _share((unknown_characters(tok, s) for s in sources), n)
+        out['unk_reference_pct'] = _share(
+            (unknown_characters(tok, r) for r in references), n
+        )
+    return out
+
 # %% ../nbs/17_evaluation.ipynb #4d52389a
 def error_analysis(
     sources: Sequence[str],
@@ -524,30 +466,21 @@ def error_analysis(
         raise ValueError(
             f"{N} sources, {len(hypotheses)} hypotheses, {len(references)} references"
         )
-    pct = lambda flags: 100.0 * sum(map(bool, flags)) / N
+    repeats = (has_repetition(h, r, n) for h, r in zip(hypotheses, references))
     ratio = length_ratios(hypotheses, references)
-    out = {
+    return {
         'n': N,
-        'repetition_pct': pct(
-            has_repetition(h, r, n) for h, r in zip(hypotheses, references)
-        ),
-        'number_mismatch_pct': pct(
-            number_mismatch(s, h, src_lang, tgt_lang)
-            for s, h in zip(sources, hypotheses)
-        ),
-        'number_mismatch_reference_pct': pct(
-            number_mismatch(s, r, src_lang, tgt_lang)
-            for s, r in zip(sources, references)
-        ),
+        'repetition_pct': _share(repeats, N),
+        **_number_shares(sources, hypotheses, references, src_lang, tgt_lang),
         'length_ratio_mean': float(ratio.mean()),
         'length_ratio_std': float(ratio.std()),
+        **_unknown_shares(tok, sources, references, hypothesis_ids),
     }
-    if hypothesis_ids is not None:
-        out['unk_hypothesis_pct'] = pct(count_unknown(ids) for ids in hypothesis_ids)
-    if tok is not None:
-        out['unk_source_pct'] = pct(unknown_characters(tok, s) for s in sources)
-        out['unk_reference_pct'] = pct(unknown_characters(tok, r) for r in references)
-    return out
+
+# %% ../nbs/17_evaluation.ipynb #7528075a
+def _decoding_name(num_beams: int, length_penalty: float) -> str:
+    "'greedy', or 'beam 4, α=0.6': the name of a decoding setting in tables."
+    return 'greedy' if num_beams == 1 else f'beam {num_beams}, α={length_penalty:g}'
 
 # %% ../nbs/17_evaluation.ipynb #701a91ac
 def evaluate_model(
@@ -563,25 +496,15 @@ def evaluate_model(
     edges: Sequence[int] = (10, 20, 30, 40, 60),  # source-length buckets (words)
     progress: bool = False,  # a progress bar while translating (on a terminal)
 ) -> dict:
-    """Translate `pairs.src`, then score against `pairs.tgt`: corpus scores, error
-    analysis, BLEU by source length, hypotheses."""
+    "Translate `pairs.src`, score against `pairs.tgt`, analyse errors; the hypotheses."
+    # the settings of translate_ids, in its order
+    search = (num_beams, length_penalty, batch_size, max_new_tokens, progress)
     t0 = time.perf_counter()
-    ids = translate_ids(
-        model,
-        tok,
-        pairs.src,
-        num_beams,
-        length_penalty,
-        batch_size,
-        max_new_tokens,
-        progress,
-    )
+    ids = translate_ids(model, tok, pairs.src, *search)
     seconds = time.perf_counter() - t0
     hyps = tok.decode(ids) if ids else []
     return {
-        'decoding': 'greedy'
-        if num_beams == 1
-        else f'beam {num_beams}, α={length_penalty:g}',
+        'decoding': _decoding_name(num_beams, length_penalty),
         'num_beams': num_beams,
         'length_penalty': length_penalty if num_beams > 1 else None,
         **corpus_scores(hyps, pairs.tgt),

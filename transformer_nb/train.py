@@ -248,10 +248,9 @@ def _setup_data(self: Trainer, fresh: bool):
         warnings.simplefilter('ignore')  # pairs over max_len: in train_ds.dropped
         self.train_ds = PairDataset.from_pairs(self.train_pairs, self.tok, cfg.max_len)
     self.valid_ds = PairDataset.from_pairs(self.valid_pairs, self.tok)
-    ds = self.train_ds
     self.sampler = TokenBucketSampler(
-        ds.src_lens,
-        ds.tgt_lens,
+        self.train_ds.src_lens,
+        self.train_ds.tgt_lens,
         cfg.max_tokens,
         seed=cfg.seed,
         num_replicas=self.world,
@@ -289,10 +288,8 @@ def _wrap_model(self: Trainer):
     "`self.net`, what the training step calls: the model, in DDP, compiled if asked."
     self.net = self.model
     if self.world > 1:
-        from torch.nn.parallel import DistributedDataParallel
-
         ids = [self.device.index] if self.device.type == 'cuda' else None
-        self.net = DistributedDataParallel(self.model, device_ids=ids)
+        self.net = nn.parallel.DistributedDataParallel(self.model, device_ids=ids)
     if self.cfg.compile:
         self.net = torch.compile(self.net)
 
@@ -380,16 +377,11 @@ def _next_group(self: Trainer) -> list:
         group.append(collate([self.train_ds[i] for i in next(self._it)], pad))
     return group
 
-# %% ../nbs/12_training.ipynb #a7e8b811
+# %% ../nbs/12_training.ipynb #8d074989
 @patch
-def train_step(self: Trainer, group: list) -> dict:
-    "One update on the batches `group`, the loss averaged over its target tokens."
+def _accumulate(self: Trainer, group: list, n_tok: int) -> tuple:
+    "Forward and backward on each batch of `group`, the loss scaled by R/N: the sums."
     pad, bos, dev = self.tok.pad_token_id, self.tok.bos_token_id, self.device
-    n_tok = n_local = sum(int((t != pad).sum()) for _, t in group)  # this process's
-    if self.world > 1:  # ... and the whole update's
-        t = torch.tensor([n_local], dtype=torch.float64, device=dev)
-        dist.all_reduce(t)
-        n_tok = int(t.item())
     loss_sum = nll_sum = 0.0
     for i, (src, tgt) in enumerate(group):
         src, tgt = src.to(dev, non_blocking=True), tgt.to(dev, non_blocking=True)
@@ -407,6 +399,19 @@ def train_step(self: Trainer, group: list) -> dict:
             )
             self.scaler.scale(loss * (self.world / n_tok)).backward()  # DDP: ÷ world
         loss_sum, nll_sum = loss_sum + loss.detach(), nll_sum + nll.detach()
+    return loss_sum, nll_sum
+
+# %% ../nbs/12_training.ipynb #a7e8b811
+@patch
+def train_step(self: Trainer, group: list) -> dict:
+    "One update on the batches `group`, the loss averaged over its target tokens."
+    pad = self.tok.pad_token_id
+    n_tok = n_local = sum(int((t != pad).sum()) for _, t in group)  # this process's
+    if self.world > 1:  # ... and the whole update's
+        t = torch.tensor([n_local], dtype=torch.float64, device=self.device)
+        dist.all_reduce(t)
+        n_tok = int(t.item())
+    loss_sum, nll_sum = self._accumulate(group, n_tok)
     self.scaler.unscale_(self.optimizer)
     clip, params = self.cfg.clip_norm, self.model.parameters()
     grad_norm = nn.utils.clip_grad_norm_(params, clip) if clip else None
@@ -424,6 +429,19 @@ def train_step(self: Trainer, group: list) -> dict:
         'grad_norm': grad_norm,
     }
 
+# %% ../nbs/12_training.ipynb #065bcc3a
+def _batch_sums(model: Transformer, src: Tensor, tgt: Tensor, smoothing, autocast):
+    "(loss, NLL, correct predictions, target tokens) of one batch, summed over tokens."
+    pad, bos = model.config.pad_token_id, model.config.bos_token_id
+    with autocast():
+        logits = model(src, shift_right(tgt, bos))  # (B, T, V)
+    loss, nll = label_smoothed_nll(
+        logits, tgt, smoothing, pad, reduction='sum', return_nll=True
+    )
+    real = tgt != pad
+    correct = ((logits.argmax(-1) == tgt) & real).sum()
+    return float(loss), float(nll), float(correct), float(real.sum())
+
 # %% ../nbs/12_training.ipynb #0fbe2533
 @torch.no_grad()
 def evaluate_loss(
@@ -435,23 +453,18 @@ def evaluate_loss(
     autocast=contextlib.nullcontext,  # context of the forward pass: `Trainer.autocast`
 ) -> dict:
     "Label-smoothed loss, NLL, perplexity, token accuracy per target token (eval mode)."
-    pad, bos = model.config.pad_token_id, model.config.bos_token_id
+    pad = model.config.pad_token_id
     budget = max(max_tokens, *ds.src_lens, *ds.tgt_lens)
     was = model.training
     model.eval()
-    loss = nll = correct = n = 0.0
+    sums = [0.0] * 4  # loss, NLL, correct predictions, target tokens
     sampler = TokenBucketSampler(ds.src_lens, ds.tgt_lens, budget, shuffle=False)
     for idx in sampler.batches(0):
         src, tgt = (t.to(device) for t in collate([ds[i] for i in idx], pad))
-        with autocast():
-            logits = model(src, shift_right(tgt, bos))  # (B, T, V)
-        l, nl = label_smoothed_nll(
-            logits, tgt, smoothing, pad, reduction='sum', return_nll=True
-        )
-        loss, nll, real = loss + float(l), nll + float(nl), tgt != pad
-        correct += float(((logits.argmax(-1) == tgt) & real).sum())
-        n += float(real.sum())
+        batch = _batch_sums(model, src, tgt, smoothing, autocast)
+        sums = [a + b for a, b in zip(sums, batch)]
     model.train(was)
+    loss, nll, correct, n = sums
     return {
         'loss': loss / n,
         'nll': nll / n,
@@ -460,13 +473,13 @@ def evaluate_loss(
         'tokens': int(n),
     }
 
-# %% ../nbs/12_training.ipynb #087a675c
+# %% ../nbs/12_training.ipynb #ea7946c2
 @patch
-def validate(self: Trainer, model: nn.Module | None = None, split='valid') -> dict:
-    "Validate on rank 0, share the loss, log it, keep the best weights, count patience."
-    c, model = self.cfg, model or self.model
-    res = (
-        evaluate_loss(
+def _validation_loss(self: Trainer, model: nn.Module) -> dict:
+    "`evaluate_loss` of `model` on rank 0; its loss sent to every process."
+    c, res = self.cfg, {'loss': 0.0}
+    if self.is_main:
+        res = evaluate_loss(
             model,
             self.valid_ds,
             c.label_smoothing,
@@ -474,13 +487,17 @@ def validate(self: Trainer, model: nn.Module | None = None, split='valid') -> di
             self.device,
             self.autocast,
         )
-        if self.is_main
-        else {'loss': 0.0}
-    )
     if self.world > 1:
         t = torch.tensor([res['loss']], device=self.device)
         dist.broadcast(t, 0)
         res['loss'] = float(t)
+    return res
+
+# %% ../nbs/12_training.ipynb #087a675c
+@patch
+def validate(self: Trainer, model: nn.Module | None = None, split='valid') -> dict:
+    "Validate on rank 0, share the loss, log it, keep the best weights, count patience."
+    res = self._validation_loss(model or self.model)
     res['step'] = self.step
     if self.is_main:
         self.logger.log(
@@ -520,17 +537,14 @@ def _stop_reason(self: Trainer) -> str | None:
     )
     if self.world > 1:
         dist.all_reduce(flags, op=dist.ReduceOp.MAX)
-    if flags[0]:
-        return 'interrupted'
-    if c.max_steps and self.step >= c.max_steps:
-        return 'max_steps'
-    if c.epochs and self.sampler.epoch >= c.epochs:
-        return 'epochs'
-    if flags[1]:
-        return 'time_budget'
-    if c.patience and self.bad_evals >= c.patience:
-        return 'early_stopping'
-    return None
+    reasons = (  # in order of precedence
+        ('interrupted', flags[0]),
+        ('max_steps', c.max_steps and self.step >= c.max_steps),
+        ('epochs', c.epochs and self.sampler.epoch >= c.epochs),
+        ('time_budget', flags[1]),
+        ('early_stopping', c.patience and self.bad_evals >= c.patience),
+    )
+    return next((reason for reason, due in reasons if due), None)
 
 # %% ../nbs/12_training.ipynb #c17fb53f
 @patch
@@ -539,13 +553,8 @@ def fit(self: Trainer) -> dict:
     self._t0, self._saved_step, self._stop_signal = time.perf_counter(), None, None
     c = self.cfg
     per_epoch = math.ceil(len(self.sampler) / c.accum_steps)
-    bar = (
-        progress_bar(
-            c.max_steps or (per_epoch * c.epochs if c.epochs else None), self.step
-        )
-        if c.progress and self.is_main
-        else None
-    )
+    total = c.max_steps or (per_epoch * c.epochs if c.epochs else None)  # updates
+    bar = progress_bar(total, self.step) if c.progress and self.is_main else None
     try:
         with self._signals():
             while (reason := self._stop_reason()) is None:
@@ -566,9 +575,7 @@ def fit(self: Trainer) -> dict:
         'time_s': round(self.elapsed, 1),
         'tokens_seen': self.tokens_seen,
     }
-    if reason in ('interrupted', 'killed'):
-        return summary
-    return self._finish(summary)
+    return summary if reason in ('interrupted', 'killed') else self._finish(summary)
 
 # %% ../nbs/12_training.ipynb #675fa257
 @patch
@@ -645,10 +652,11 @@ def final_model(self: Trainer, which: str = 'averaged') -> Transformer:
         raise ValueError(f"which must be 'averaged', 'best' or 'last', got {which!r}")
     model = Transformer(self.model.config).to(self.device)
     name = {'averaged': AVERAGED_NAME, 'best': BEST_NAME}.get(which)
-    path = self.out / name if name else None
-    found = path is not None and path.exists()
+    found = name is not None and (self.out / name).exists()
     model.load_state_dict(
-        load_checkpoint(path, self.device) if found else self.model.state_dict()
+        load_checkpoint(self.out / name, self.device)
+        if found
+        else self.model.state_dict()
     )
     return model.eval()
 
