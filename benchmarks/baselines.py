@@ -5,6 +5,7 @@
     python benchmarks/baselines.py torch --budget 0.5 --limit 40 --out /tmp/b.json   # a smoke run
     python benchmarks/baselines.py book                     # as many updates as `torch` made (about 35 minutes)
     python benchmarks/baselines.py book --steps 3 --limit 10 --out /tmp/b.json      # a smoke run
+    python benchmarks/baselines.py book --from-model DIR    # a model already trained with book_30min
 
 * `copy`: the Spanish source copied as the "translation" — the floor every system must clear
   (names, numbers and punctuation already match).
@@ -13,7 +14,9 @@
 * `book`: the book's own trainer and model with the 30-minute recipe (`--preset book_30min`: no dropout, verses
   only), trained for exactly as many updates as the `torch` row made in its 30 minutes (read from the results
   file), so that the two differ only in the code; greedy decoding of the averaged model. It also records the
-  translations of a few short inputs (the failure that chapter 9b's short pairs fix).
+  translations of a few short inputs (the failure that chapter 9b's short pairs fix). `--from-model DIR`
+  scores a model that `transformer-nb train --preset book_30min --export DIR` already trained (its updates
+  and budget are read from DIR/training_config.json) instead of training one.
 * `torch`: `torch.nn.Transformer` of the book model's size (the `small` preset), with the book's
   tokenizer, corpus, batches, label-smoothed loss, Adam and Noam schedule, trained for the same
   wall-clock budget as the book's model (`--budget` minutes) by a plain loop (no checkpoint
@@ -34,6 +37,7 @@ from transformer_nb.decoder import shift_right
 from transformer_nb.evaluate import corpus_scores
 from transformer_nb.loss import label_smoothed_nll
 from transformer_nb.model import TransformerConfig, pretrained_path
+from transformer_nb.recipe import TRAIN_PRESETS
 from transformer_nb.schedule import make_optimizer
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -144,6 +148,7 @@ def book_baseline(test, args) -> dict:
     from transformer_nb.recipe import TrainConfig
     from transformer_nb.train import Trainer
     from transformer_nb.translate import Translator
+    if args.from_model: return book_from_model(test, args)
     steps = args.steps or json.loads(args.out.read_text())['torch']['steps']
     cfg = TrainConfig.preset('book_30min', max_steps=steps, time_budget=None, threads=args.threads,
                              out_dir=str(args.run_dir), progress=False)
@@ -156,6 +161,26 @@ def book_baseline(test, args) -> dict:
             'train_seconds': round(train_s), 'steps': summary['step'], 'decode_seconds': round(decode_s),
             'threads': args.threads, 'torch': torch.__version__,
             'cpu': platform.processor() or platform.machine(),
+            'short_inputs': dict(zip(SHORT_INPUTS, tr.translate(list(SHORT_INPUTS)))),
+            **scores(hyps, test)}
+
+
+def book_from_model(test, args) -> dict:
+    "The `book` row from a model trained with the `book_30min` recipe and exported to `args.from_model`."
+    from transformer_nb.translate import Translator
+    d = Path(args.from_model)
+    run = json.loads((d / 'training_config.json').read_text())
+    preset = {k: v for k, v in TRAIN_PRESETS['book_30min'].items() if k not in ('out_dir',)}
+    differ = {k: (run.get(k), v) for k, v in preset.items() if run.get(k) != v}
+    if differ: sys.exit(f"{d} was not trained with --preset book_30min: {differ} (run, preset)")
+    tr = Translator.from_pretrained(d, num_beams=1)
+    t = time.perf_counter(); hyps = tr.translate(list(test.src)); decode_s = time.perf_counter() - t
+    return {'system': f"this book's trainer and model, small preset ({tr.model.num_parameters():,} parameters), "
+                      f"preset book_30min: {run['time_budget']:g} CPU-minutes ({run['steps']:,} updates), "
+                      "averaged, greedy",
+            'train_seconds': round(60 * run['time_budget']), 'steps': run['steps'],
+            'decode_seconds': round(decode_s), 'threads': torch.get_num_threads(),
+            'torch': torch.__version__, 'cpu': platform.processor() or platform.machine(),
             'short_inputs': dict(zip(SHORT_INPUTS, tr.translate(list(SHORT_INPUTS)))),
             **scores(hyps, test)}
 
@@ -173,6 +198,8 @@ def main(argv=None) -> int:
     ap.add_argument('--steps', type=int, help="book: updates (default: the torch row's, from --out)")
     ap.add_argument('--run-dir', type=Path, default=Path('runs/baseline_book'),
                     help='book: the training run folder (default runs/baseline_book)')
+    ap.add_argument('--from-model', type=Path,
+                    help='book: score this model, trained with --preset book_30min, instead of training')
     ap.add_argument('--out', type=Path, default=OUT, help=f'results file (default {OUT})')
     ap.add_argument('--limit', type=int, help='only the first N test verses (a smoke run; needs --out)')
     args = ap.parse_args(argv)

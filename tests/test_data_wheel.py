@@ -10,7 +10,7 @@ from transformer_nb.model import PRETRAINED
 def test_wheel_ships_corpus_and_model_and_installed_package_finds_them(wheel, wheel_venv, tmp_path):
     names = zipfile.ZipFile(wheel).namelist()
     assert any(n.endswith(f'.data/data/share/transformer_nb/data/{CORPUS_FILE}') for n in names), names
-    for f in ('config.json', 'model.pt', 'tokenizer.model'):
+    for f in ('config.json', 'model.safetensors', 'tokenizer.model'):
         assert any(n.endswith(f"/share/transformer_nb/{PRETRAINED['book']}/{f}") for n in names), f
     # corpus (2.6 MB) + the book's model (14 MB compressed): well under PyPI's 100 MB file limit
     assert wheel.stat().st_size < 24 * 2**20, f'wheel is {wheel.stat().st_size / 2**20:.1f} MiB'
@@ -24,7 +24,7 @@ def test_wheel_ships_corpus_and_model_and_installed_package_finds_them(wheel, wh
         assert p.is_relative_to(sys.prefix) and p.parent.name == 'data', p
         assert len(load_bible()) == 30402 and len(load_bible('test', books=BASELINE_BOOKS)) == 505
         m = pretrained_path('book')
-        assert m.is_relative_to(sys.prefix) and (m / 'model.pt').exists(), m
+        assert m.is_relative_to(sys.prefix) and (m / 'model.safetensors').exists(), m
         assert sum(p.numel() for p in Transformer.from_pretrained('book').parameters()) > 10**6
         print('ok', p.relative_to(sys.prefix))
     ''')

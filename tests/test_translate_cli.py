@@ -89,3 +89,17 @@ def test_bad_option(model_dir):
     "A bad option value is a usage error (status 2) that names the option."
     r = run('--checkpoint', str(model_dir), '--beams', '0', 'hola')
     assert r.returncode == 2 and '--beams' in r.stderr
+
+
+SHORT = ['Hola', 'Hola.', '¡Hola!', 'Gracias.', 'Buenos días.', 'veintitrés']
+
+
+def test_short_inputs_translate():
+    "The shipped model on one- and two-word inputs (chapter 9b's fix): a line each, none empty, none copied."
+    r = run(*SHORT)  # the model that ships with the package, its default search
+    assert r.returncode == 0, r.stderr
+    out = r.stdout.splitlines()
+    assert len(out) == len(SHORT) and all(o.strip() for o in out), out
+    assert not any(o.strip(' .!¡') == s.strip(' .!¡') for o, s in zip(out, SHORT)), out
+    assert out[1].lower().startswith('hello'), out  # 'Hola.'
+    assert 'twenty' in out[-1].lower() and 'three' in out[-1].lower(), out  # 'veintitrés'
