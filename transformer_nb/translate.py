@@ -100,8 +100,8 @@ def quantize_int8(
 
 # %% ../nbs/15_translate.ipynb #f38044e3
 SEARCH_DEFAULTS = dict(
-    num_beams=4,
-    length_penalty=0.6,
+    num_beams=8,
+    length_penalty=1.4,
     length_penalty_form='gnmt',
     early_stopping=False,
     max_new_tokens=None,
