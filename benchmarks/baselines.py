@@ -143,6 +143,16 @@ SHORT_INPUTS = ('Hola', 'Hola.', 'Gracias.', 'Buenos días.', 'veintitrés', 'Di
                 'Jehová es mi pastor.')
 
 
+def book_row(tr, test, system: str, train_seconds: float, steps: int, threads: int) -> dict:
+    "A `book` row: translator `tr` on the test verses (greedy) and the short inputs, with its provenance."
+    t = time.perf_counter(); hyps = tr.translate(list(test.src)); decode_s = time.perf_counter() - t
+    return {'system': system, 'train_seconds': round(train_seconds), 'steps': steps,
+            'decode_seconds': round(decode_s), 'threads': threads, 'torch': torch.__version__,
+            'cpu': platform.processor() or platform.machine(),
+            'short_inputs': dict(zip(SHORT_INPUTS, tr.translate(list(SHORT_INPUTS)))),
+            **scores(hyps, test)}
+
+
 def book_baseline(test, args) -> dict:
     "The book's trainer, `book_30min` recipe, as many updates as the torch baseline; greedy."
     from transformer_nb.recipe import TrainConfig
@@ -154,15 +164,10 @@ def book_baseline(test, args) -> dict:
                              out_dir=str(args.run_dir), progress=False)
     trainer = Trainer(cfg, overwrite=True)
     t0 = time.perf_counter(); summary = trainer.fit(); train_s = time.perf_counter() - t0
-    tr = Translator(trainer.final_model(), trainer.tok, num_beams=1)
-    t = time.perf_counter(); hyps = tr.translate(list(test.src)); decode_s = time.perf_counter() - t
-    return {'system': f"this book's trainer and model, small preset ({trainer.n_params:,} parameters), "
-                      f"preset book_30min for {summary['step']:,} updates, averaged, greedy",
-            'train_seconds': round(train_s), 'steps': summary['step'], 'decode_seconds': round(decode_s),
-            'threads': args.threads, 'torch': torch.__version__,
-            'cpu': platform.processor() or platform.machine(),
-            'short_inputs': dict(zip(SHORT_INPUTS, tr.translate(list(SHORT_INPUTS)))),
-            **scores(hyps, test)}
+    return book_row(Translator(trainer.final_model(), trainer.tok, num_beams=1), test,
+                    f"this book's trainer and model, small preset ({trainer.n_params:,} parameters), "
+                    f"preset book_30min for {summary['step']:,} updates, averaged, greedy",
+                    train_s, summary['step'], args.threads)
 
 
 def book_from_model(test, args) -> dict:
@@ -170,19 +175,15 @@ def book_from_model(test, args) -> dict:
     from transformer_nb.translate import Translator
     d = Path(args.from_model)
     run = json.loads((d / 'training_config.json').read_text())
-    preset = {k: v for k, v in TRAIN_PRESETS['book_30min'].items() if k not in ('out_dir',)}
+    preset = {k: v for k, v in TRAIN_PRESETS['book_30min'].items() if k != 'out_dir'}
     differ = {k: (run.get(k), v) for k, v in preset.items() if run.get(k) != v}
     if differ: sys.exit(f"{d} was not trained with --preset book_30min: {differ} (run, preset)")
     tr = Translator.from_pretrained(d, num_beams=1)
-    t = time.perf_counter(); hyps = tr.translate(list(test.src)); decode_s = time.perf_counter() - t
-    return {'system': f"this book's trainer and model, small preset ({tr.model.num_parameters():,} parameters), "
-                      f"preset book_30min: {run['time_budget']:g} CPU-minutes ({run['steps']:,} updates), "
-                      "averaged, greedy",
-            'train_seconds': round(60 * run['time_budget']), 'steps': run['steps'],
-            'decode_seconds': round(decode_s), 'threads': torch.get_num_threads(),
-            'torch': torch.__version__, 'cpu': platform.processor() or platform.machine(),
-            'short_inputs': dict(zip(SHORT_INPUTS, tr.translate(list(SHORT_INPUTS)))),
-            **scores(hyps, test)}
+    return book_row(tr, test,
+                    f"this book's trainer and model, small preset ({tr.model.num_parameters():,} parameters), "
+                    f"preset book_30min: {run['time_budget']:g} CPU-minutes ({run['steps']:,} updates), "
+                    "averaged, greedy",
+                    60 * run['time_budget'], run['steps'], torch.get_num_threads())
 
 
 BASELINES = {'copy': copy_baseline, 'apertium': apertium_baseline, 'torch': torch_baseline,
