@@ -57,9 +57,9 @@ def translate_ids(
     num_beams: int = 1,  # 1: greedy decoding; more: beam search with this many beams
     length_penalty: float = 0.6,  # beam search's α (GNMT length normalisation)
     batch_size: int = 32,  # sentences per batch
-    # None: source length + 50 tokens (the paper's limit)
-    max_new_tokens: int | None = None,
+    max_new_tokens: int | None = None,  # None: source length + 50 (the paper's limit)
     progress: bool = False,  # a progress bar with the time left (on a terminal)
+    **settings,  # other decoding settings of the translator (no_repeat_ngram_size, ...)
     # one list of output ids per sentence (no bos, eos or padding), in input order
 ) -> list:
     """Translate `sentences` into token ids, greedy or with beam search: chapter 15's
@@ -75,6 +75,7 @@ def translate_ids(
             num_beams=num_beams,
             length_penalty=length_penalty,
             max_new_tokens=max_new_tokens,
+            **settings,
         )
         return tr.translate_ids(sentences, progress=progress)
     finally:
@@ -495,12 +496,12 @@ def evaluate_model(
     tgt_lang: str = 'en',
     edges: Sequence[int] = (10, 20, 30, 40, 60),  # source-length buckets (words)
     progress: bool = False,  # a progress bar while translating (on a terminal)
+    **settings,  # other decoding settings, passed on to translate_ids
 ) -> dict:
     "Translate `pairs.src`, score against `pairs.tgt`, analyse errors; the hypotheses."
-    # the settings of translate_ids, in its order
     search = (num_beams, length_penalty, batch_size, max_new_tokens, progress)
     t0 = time.perf_counter()
-    ids = translate_ids(model, tok, pairs.src, *search)
+    ids = translate_ids(model, tok, pairs.src, *search, **settings)
     seconds = time.perf_counter() - t0
     hyps = tok.decode(ids) if ids else []
     return {
