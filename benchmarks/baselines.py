@@ -44,6 +44,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 from train_throughput import TorchTransformer  # our embeddings and output layer around nn.Transformer
 
 OUT = Path(__file__).resolve().parents[1] / 'data' / 'baselines.json'
+# plain greedy decoding, as the torch row decodes: no search rule against repetitions, whatever the
+# translator's defaults are
+GREEDY = dict(num_beams=1, no_repeat_ngram_size=0, repetition_penalty=1.0)
 
 
 def scores(hyps: list, test) -> dict:
@@ -164,7 +167,7 @@ def book_baseline(test, args) -> dict:
                              out_dir=str(args.run_dir), progress=False)
     trainer = Trainer(cfg, overwrite=True)
     t0 = time.perf_counter(); summary = trainer.fit(); train_s = time.perf_counter() - t0
-    return book_row(Translator(trainer.final_model(), trainer.tok, num_beams=1), test,
+    return book_row(Translator(trainer.final_model(), trainer.tok, **GREEDY), test,
                     f"this book's trainer and model, small preset ({trainer.n_params:,} parameters), "
                     f"preset book_30min for {summary['step']:,} updates, averaged, greedy",
                     train_s, summary['step'], args.threads)
@@ -178,7 +181,7 @@ def book_from_model(test, args) -> dict:
     preset = {k: v for k, v in TRAIN_PRESETS['book_30min'].items() if k != 'out_dir'}
     differ = {k: (run.get(k), v) for k, v in preset.items() if run.get(k) != v}
     if differ: sys.exit(f"{d} was not trained with --preset book_30min: {differ} (run, preset)")
-    tr = Translator.from_pretrained(d, num_beams=1)
+    tr = Translator.from_pretrained(d, **GREEDY)
     return book_row(tr, test,
                     f"this book's trainer and model, small preset ({tr.model.num_parameters():,} parameters), "
                     f"preset book_30min: {run['time_budget']:g} CPU-minutes ({run['steps']:,} updates), "
