@@ -74,6 +74,14 @@ def test_install_cells_pin_this_version():
                                       f'run python tools/release.py {__version__}'
 
 
+def test_readme_installs_this_version():
+    "The README's install commands and its Colab paragraph name the package's own release."
+    from transformer_nb import __version__
+    pins = re.findall(r'(?:transformer_nb@v|the tag `v)(\d+\.\d+\.\d+)', (ROOT / 'README.md').read_text())
+    assert len(pins) >= 2 and set(pins) == {__version__}, \
+        f'README.md pins {sorted(set(pins))}, the package is {__version__}: run python tools/release.py {__version__}'
+
+
 @pytest.mark.parametrize('path', NBS, ids=lambda p: p.name)
 def test_chapter_needs_the_package_alone(path):
     "No chapter reaches into the checkout: no `../` paths, no sys.path edits, no benchmarks/ or tools/."

@@ -4,7 +4,7 @@
 
 It sets `__version__` in transformer_nb/__init__.py (the version pip sees), pins the install cell of
 every chapter to that version's tag (so a reader on Colab gets the code the stored outputs came from),
-and checks that CHANGELOG.md has a section for it. Then: commit, `git tag v0.2.0`, push the tag.
+pins the README's install commands to it too, and checks that CHANGELOG.md has a section for it. Then: commit, `git tag v0.2.0`, push the tag.
 """
 import json, re, sys
 from pathlib import Path
@@ -12,6 +12,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 REPO = 'git+https://github.com/transformer-nb/transformer_nb'
 PIN = re.compile(r"transformer_nb@v[0-9][^'\"]*'")
+README_PIN = re.compile(r'(transformer_nb@v|the tag `v)\d+\.\d+\.\d+')
 
 
 def install_cell(nb: dict) -> dict:
@@ -37,6 +38,8 @@ def main(argv: list) -> int:
         cell = install_cell(nb)
         cell['source'] = [PIN.sub(f"transformer_nb@v{version}'", line) for line in cell['source']]
         path.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + '\n')
+    readme = ROOT / 'README.md'
+    readme.write_text(README_PIN.sub(rf'\g<1>{version}', readme.read_text()))
     print(f'version {version} set; now commit, then: git tag v{version} && git push origin v{version}')
     return 0
 
