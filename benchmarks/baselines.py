@@ -13,7 +13,8 @@
   (`-u`: unknown words are not marked with `*`).
 * `book`: the book's own trainer and model with the 30-minute recipe (`--preset book_30min`: no dropout, verses
   only), trained for exactly as many updates as the `torch` row made in its 30 minutes (read from the results
-  file), so that the two differ only in the code; greedy decoding of the averaged model. It also records the
+  file); greedy decoding of the averaged model (the recipe averages the last five snapshots; the `torch` loop
+  keeps its last weights, so `last_weights` scores ours without the average as well). It also records the
   translations of a few short inputs (the failure that chapter 9b's short pairs fix). `--from-model DIR`
   scores a model that `transformer-nb train --preset book_30min --export DIR` already trained (its updates
   and budget are read from DIR/training_config.json) instead of training one.
@@ -167,10 +168,15 @@ def book_baseline(test, args) -> dict:
                              out_dir=str(args.run_dir), progress=False)
     trainer = Trainer(cfg, overwrite=True)
     t0 = time.perf_counter(); summary = trainer.fit(); train_s = time.perf_counter() - t0
-    return book_row(Translator(trainer.final_model(), trainer.tok, **GREEDY), test,
-                    f"this book's trainer and model, small preset ({trainer.n_params:,} parameters), "
-                    f"preset book_30min for {summary['step']:,} updates, averaged, greedy",
-                    train_s, summary['step'], args.threads)
+    row = book_row(Translator(trainer.final_model(), trainer.tok, **GREEDY), test,
+                   f"this book's trainer and model, small preset ({trainer.n_params:,} parameters), "
+                   f"preset book_30min for {summary['step']:,} updates, averaged, greedy",
+                   train_s, summary['step'], args.threads)
+    # the torch loop keeps its last weights: score ours without the average too, to size that difference
+    last = Translator(trainer.final_model('last'), trainer.tok, **GREEDY)
+    row['last_weights'] = {k: v for k, v in scores(last.translate(list(test.src)), test).items()
+                           if k in ('bleu', 'chrf', 'seven_books')}
+    return row
 
 
 def book_from_model(test, args) -> dict:
