@@ -15,7 +15,7 @@ import numpy as np
 from fastcore.basics import patch
 from .data import Pairs, Tokenizer
 from .model import Transformer
-from .translate import Translator
+from .translate import SEARCH_DEFAULTS, Translator
 
 # %% ../nbs/17_evaluation.ipynb #5fc1ae63
 def corpus_scores(
@@ -479,9 +479,12 @@ def error_analysis(
     }
 
 # %% ../nbs/17_evaluation.ipynb #7528075a
-def _decoding_name(num_beams: int, length_penalty: float) -> str:
-    "'greedy', or 'beam 4, α=0.6': the name of a decoding setting in tables."
-    return 'greedy' if num_beams == 1 else f'beam {num_beams}, α={length_penalty:g}'
+def _decoding_name(num_beams: int, length_penalty: float, **settings) -> str:
+    """'greedy', or 'beam 4, α=0.6': the name of a decoding setting in tables, with
+    any other setting that is not the translator's default."""
+    name = 'greedy' if num_beams == 1 else f'beam {num_beams}, α={length_penalty:g}'
+    other = [f'{k}={v}' for k, v in settings.items() if v != SEARCH_DEFAULTS.get(k)]
+    return ', '.join([name, *other])
 
 # %% ../nbs/17_evaluation.ipynb #701a91ac
 def evaluate_model(
@@ -505,7 +508,7 @@ def evaluate_model(
     seconds = time.perf_counter() - t0
     hyps = tok.decode(ids) if ids else []
     return {
-        'decoding': _decoding_name(num_beams, length_penalty),
+        'decoding': _decoding_name(num_beams, length_penalty, **settings),
         'num_beams': num_beams,
         'length_penalty': length_penalty if num_beams > 1 else None,
         **corpus_scores(hyps, pairs.tgt),

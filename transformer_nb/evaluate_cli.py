@@ -129,7 +129,7 @@ def _add_selection_arguments(p: ArgumentParser):
 
 # %% ../nbs/97_evaluate_cli.ipynb #d4a28c8a
 def _add_decoding_arguments(p: ArgumentParser):
-    "How to decode: the beam widths to compare and the length penalty."
+    "How to decode: the beam widths to compare, the length penalty, n-gram blocking."
     p.add_argument(
         '--beams',
         type=int_in(1),
@@ -145,6 +145,14 @@ def _add_decoding_arguments(p: ArgumentParser):
         default=SEARCH_DEFAULTS['length_penalty'],
         help='beam search α, between -10 and 10 (default %(default)s, the '
         "translator's)",
+    )
+    p.add_argument(
+        '--no-repeat-ngram-size',
+        type=int_in(0),
+        default=SEARCH_DEFAULTS['no_repeat_ngram_size'],
+        metavar='N',
+        help='forbid any N-gram of pieces to occur twice in a translation '
+        '(default %(default)s, off)',
     )
 
 # %% ../nbs/97_evaluate_cli.ipynb #d998abbc
@@ -276,6 +284,7 @@ def main(argv: list | None = None) -> int:
             src_lang,
             tgt_lang,
             progress=True,
+            no_repeat_ngram_size=a.no_repeat_ngram_size,
         )
         for b in a.beams
     ]

@@ -365,6 +365,7 @@ def build_parser() -> argparse.ArgumentParser:
         "(default: $TRANSFORMER_NB_CHECKPOINT, else 'book')",
     )
     _add_search_arguments(p)
+    _add_repetition_arguments(p)
     _add_run_arguments(p)
     return p
 
@@ -393,6 +394,18 @@ def _add_search_arguments(p: argparse.ArgumentParser):
         default=SEARCH_DEFAULTS['length_penalty'],
         help='α of the length normalisation ((5+n)/6)^α, between -10 and 10 '
         '(default: %(default)s, chosen on the validation books)',
+    )
+
+# %% ../nbs/15_translate.ipynb #ba6ae0d8
+def _add_repetition_arguments(p: argparse.ArgumentParser):
+    "The repetition block of the search (chapter 14), off by default as in `Translator`."
+    p.add_argument(
+        '--no-repeat-ngram-size',
+        type=int_in(0),
+        default=SEARCH_DEFAULTS['no_repeat_ngram_size'],
+        metavar='N',
+        help='forbid any N-gram of pieces to occur twice in a translation '
+        '(default: %(default)s, off)',
     )
 
 # %% ../nbs/15_translate.ipynb #4f1c515b
@@ -456,7 +469,7 @@ def _check_args(args: argparse.Namespace):
     if args.int8 and resolve_device(args.device).type != 'cpu':
         raise UsageError("--int8 decodes on the CPU: drop --int8 or pass --device cpu")
 
-
+# %% ../nbs/15_translate.ipynb #917e0707
 def _load(args: argparse.Namespace) -> Translator:
     "The translator the flags describe; an error that names the folder if it fails."
     try:
@@ -467,6 +480,7 @@ def _load(args: argparse.Namespace) -> Translator:
             num_beams=args.beams,
             max_new_tokens=args.max_new_tokens,
             length_penalty=args.length_penalty,
+            no_repeat_ngram_size=args.no_repeat_ngram_size,
             quantize='int8' if args.int8 else None,
         )
     except (OSError, ValueError) as e:  # missing or broken files, a foreign tokenizer
