@@ -17,7 +17,11 @@ from transformer_nb.model import (
     Transformer,
     check_model_dir,
 )
-from .translate import SEARCH_DEFAULTS, quantize_int8
+from transformer_nb.translate import (
+    SEARCH_DEFAULTS,
+    _add_repetition_arguments,
+    quantize_int8,
+)
 from .utils import ArgumentParser, float_in, in_ipython, int_in, run_main
 
 # %% ../nbs/97_evaluate_cli.ipynb #ea1c15de
@@ -146,14 +150,7 @@ def _add_decoding_arguments(p: ArgumentParser):
         help='beam search α, between -10 and 10 (default %(default)s, the '
         "translator's)",
     )
-    p.add_argument(
-        '--no-repeat-ngram-size',
-        type=int_in(0),
-        default=SEARCH_DEFAULTS['no_repeat_ngram_size'],
-        metavar='N',
-        help='forbid any N-gram of pieces to occur twice in a translation '
-        '(default %(default)s, off)',
-    )
+    _add_repetition_arguments(p)  # the translate command's flag (chapter 15)
 
 # %% ../nbs/97_evaluate_cli.ipynb #d998abbc
 def _add_run_arguments(p: ArgumentParser):
