@@ -398,7 +398,8 @@ def _add_search_arguments(p: argparse.ArgumentParser):
 
 # %% ../nbs/15_translate.ipynb #ba6ae0d8
 def _add_repetition_arguments(p: argparse.ArgumentParser):
-    "The repetition block of the search (chapter 14), off by default as in `Translator`."
+    """The repetition block of the search (chapter 14), off by default as in
+    `Translator`."""
     p.add_argument(
         '--no-repeat-ngram-size',
         type=int_in(0),
