@@ -4,7 +4,8 @@
 
 It sets `__version__` in transformer_nb/__init__.py (the version pip sees), pins the install cell of
 every chapter to that version's tag (so a reader on Colab gets the code the stored outputs came from),
-pins the README's install commands to it too, and checks that CHANGELOG.md has a section for it. Then: commit, `git tag v0.2.0`, push the tag.
+pins the README's install commands to it too, and checks that CHANGELOG.md has a section for it. Then:
+commit, `git tag vX.Y.Z`, push the tag.
 """
 import json, re, sys
 from pathlib import Path
