@@ -213,6 +213,7 @@ FLAGS = {
     'max new tokens 0': (['--max-new-tokens', '0'], '--max-new-tokens'),
     'no repeat ngram negative': (['--no-repeat-ngram-size', '-1'], '--no-repeat-ngram-size'),
     'no repeat ngram word': (['--no-repeat-ngram-size', 'four'], '--no-repeat-ngram-size'),
+    'rerank unknown': (['--rerank', 'best'], '--rerank'),
     'batch size negative': (['--batch-size', '-3'], '--batch-size'),
     'device gpu': (['--device', 'gpu'], "did you mean 'cuda'"),
     'device tpu': (['--device', 'tpu'], '--device'),
@@ -326,6 +327,7 @@ def test_evaluate_bad_flags(model_dir, tmp_path, capsys):
         (['--bible-split', 'test', '--beams', '0'], '--beams'),
         (['--bible-split', 'test', '--length-penalty', 'inf'], '--length-penalty'),
         (['--bible-split', 'test', '--no-repeat-ngram-size', '-2'], '--no-repeat-ngram-size'),
+        (['--bible-split', 'test', '--rerank', 'yes'], '--rerank'),
         (['--bible-split', 'test', '--limit', '0'], '--limit'),
         (['--bible-split', 'test', '--batch-size', '0'], '--batch-size'),
         (

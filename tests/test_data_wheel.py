@@ -26,6 +26,8 @@ def test_wheel_ships_corpus_and_model_and_installed_package_finds_them(wheel, wh
         m = pretrained_path('book')
         assert m.is_relative_to(sys.prefix) and (m / 'model.safetensors').exists(), m
         assert sum(p.numel() for p in Transformer.from_pretrained('book').parameters()) > 10**6
+        from transformer_nb.translate import Translator
+        assert Translator.from_pretrained('book').direction == 'es-en'  # for rerank='checks'
         print('ok', p.relative_to(sys.prefix))
     ''')
     out = run([py, '-c', check], cwd=tmp_path)

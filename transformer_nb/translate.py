@@ -6,9 +6,10 @@
 __all__ = ['SEARCH_DEFAULTS', 'encode_sources', 'tensor_of', 'quantize_int8', 'Translator', 'build_parser', 'main']
 
 # %% ../nbs/15_translate.ipynb #e683b79a
-import argparse, os, sys, warnings
+import argparse, json, os, re, sys, warnings
 from pathlib import Path
-from typing import Sequence
+from functools import partial
+from typing import Callable, Sequence
 import torch
 from torch import nn, Tensor
 from torch.nn.utils.rnn import pad_sequence
@@ -110,7 +111,9 @@ SEARCH_DEFAULTS = dict(
     diversity_penalty=0.0,
     repetition_penalty=1.0,
     repetition_window=None,
-    no_repeat_ngram_size=0,
+    no_repeat_ngram_size=4,
+    # not an argument of beam_search: choose among the n-best (`_decode`); None: the top
+    rerank='checks',
 )
 
 # %% ../nbs/15_translate.ipynb #79d17fdd
@@ -135,6 +138,15 @@ def _check_pair(model: Transformer, tokenizer: Tokenizer):
             f"special ids differ: tokenizer pad/unk/bos/eos = {ids}, model "
             f"{(c.pad_token_id, c.unk_token_id, c.bos_token_id, c.eos_token_id)}"
         )
+
+
+_DIRECTION = re.compile(r'[a-z]{2,3}-[a-z]{2,3}')  # source-target, as 'es-en'
+
+
+def _check_direction(direction: str | None):
+    "A ValueError unless `direction` is None or two language codes, as 'es-en'."
+    if direction is not None and not _DIRECTION.fullmatch(str(direction)):
+        raise ValueError(f"direction must be like 'es-en' or None, got {direction!r}")
 
 # %% ../nbs/15_translate.ipynb #dd014cad
 def _packable(model: Transformer) -> bool:
@@ -183,22 +195,25 @@ class Translator:
         quantize: str | None = None,
         # float32 on a CPU: decode with prepacked weights (`pack_for_cpu`)
         pack: bool = True,
+        # 'es-en': the languages, for the number check of rerank='checks'
+        direction: str | None = None,
         # decoding settings, any of SEARCH_DEFAULTS (the arguments of `beam_search`)
         **settings,
     ):
         self._check(settings)
+        _check_direction(direction)
         if not isinstance(batch_size, int) or batch_size < 1:
             raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
         _check_pair(model, tokenizer)
         model = _decoding_model(model, device, quantize, pack)
         self.model, self.quantize = model.eval(), quantize
-        self.tok, self.batch_size = tokenizer, batch_size
+        self.tok, self.batch_size, self.direction = tokenizer, batch_size, direction
         self.settings = {**SEARCH_DEFAULTS, **settings}
 
 # %% ../nbs/15_translate.ipynb #8f0d2e21
 @patch
 def _check(self: Translator, settings: dict):
-    "A TypeError for an unknown decoding setting; a ValueError for a bad penalty."
+    "A TypeError for an unknown decoding setting; a ValueError for a bad value."
     unknown = set(settings) - set(SEARCH_DEFAULTS)
     if unknown:
         raise TypeError(
@@ -207,6 +222,12 @@ def _check(self: Translator, settings: dict):
         )
     if 'length_penalty' in settings:
         check_length_penalty(settings['length_penalty'])
+    r = settings.get('rerank')
+    if not (r is None or r == 'checks' or callable(r)):
+        raise ValueError(
+            "rerank must be None, 'checks' or a function (source, candidates) -> "
+            f"index, got {r!r}"
+        )
 
 # %% ../nbs/15_translate.ipynb #58535f3e
 @patch(cls_method=True)
@@ -219,15 +240,24 @@ def from_pretrained(
     **kwargs,  # batch_size and decoding settings
 ) -> Translator:
     """Load model (config.json, model.safetensors) and tokenizer (tokenizer.model)
-    from a folder."""
+    from a folder; the direction from its training_config.json, where there is one."""
     path = check_model_dir(path, (CONFIG_NAME, WEIGHTS_NAME, TOKENIZER_NAME))
     device = resolve_device(str(device))
+    kwargs.setdefault('direction', _direction_of(path))
     return cls(
         load_pretrained(path, map_location=device, dtype=dtype),
         Tokenizer.load(path / TOKENIZER_NAME),
         device,
         **kwargs,
     )
+
+
+def _direction_of(path: Path) -> str | None:
+    "The 'direction' the model in `path` was trained for, if its folder records it."
+    try:
+        return json.loads((path / 'training_config.json').read_text())['direction']
+    except (OSError, ValueError, KeyError, TypeError):  # absent or not a training's
+        return None
 
 # %% ../nbs/15_translate.ipynb #07f56395
 @patch(as_prop=True)
@@ -245,6 +275,7 @@ def __repr__(self: Translator):
         f"vocabulary={self.tok.vocab_size}, "
         f"device={self.device}, batch_size={self.batch_size}, "
         f"num_beams={self.settings['num_beams']}"
+        + (f", direction={self.direction!r}" if self.direction else "")
         + (f", quantize={self.quantize!r})" if self.quantize else ")")
     )
 
@@ -263,7 +294,7 @@ def _search(self: Translator, src: Tensor, s: dict) -> Tensor:  # (B, S) -> (B, 
             max_new_tokens=s['max_new_tokens'],
             min_new_tokens=s['min_new_tokens'],
         )
-    return beam_search(self.model, src, **s)
+    return beam_search(self.model, src, **{k: v for k, v in s.items() if k != 'rerank'})
 
 
 @patch
@@ -273,6 +304,39 @@ def _strip(self: Translator, row: list) -> list:
     if c.eos_token_id in row:
         row = row[: row.index(c.eos_token_id)]
     return [i for i in row if i not in (c.pad_token_id, c.bos_token_id)]
+
+# %% ../nbs/15_translate.ipynb #b9eb3977
+@patch
+def _chooser(self: Translator, rerank) -> Callable | None:
+    """The function `rerank` stands for: (source, candidates) -> index of the one to
+    keep."""
+    if rerank != 'checks':
+        return rerank  # None, or the caller's function
+    from transformer_nb.evaluate import first_without_errors  # chapter 17
+
+    langs = self.direction.split('-') if self.direction else (None, None)
+    return partial(first_without_errors, src_lang=langs[0], tgt_lang=langs[1])
+
+# %% ../nbs/15_translate.ipynb #5d0c6e1a
+@patch
+def _decode(self: Translator, src: Tensor, s: dict, texts: list) -> list:
+    """Stripped output ids of a batch; with `rerank`, the candidate it picks of the
+    n-best."""
+    choose, K = self._chooser(s['rerank']), s['num_beams']
+    if choose is None or K == 1:
+        return [self._strip(row) for row in self._search(src, s).tolist()]
+    s = {k: v for k, v in s.items() if k != 'rerank'}
+    seqs = beam_search(self.model, src, **s, num_return_sequences=K)  # (B·K, T)
+    out = []
+    for text, rows in zip(texts, seqs.view(len(texts), K, -1).tolist()):
+        rows = [self._strip(r) for r in rows]  # best first
+        i = choose(text, self.tok.decode(rows))
+        if not isinstance(i, int) or not 0 <= i < K:
+            raise ValueError(
+                f"rerank returned {i!r}; it must be an index in range({K})"
+            )
+        out.append(rows[i])
+    return out
 
 # %% ../nbs/15_translate.ipynb #905e005b
 @patch
@@ -317,8 +381,9 @@ def translate_ids(
         rows = order[start : start + bs]
         src = tensor_of([ids[j] for j in rows], self.tok.pad_token_id)  # (B, S)
         src = src.to(self.device)
-        for j, row in zip(rows, self._search(src, s).tolist()):
-            out[todo[j]] = self._strip(row)
+        texts = [sentences[todo[j]] for j in rows]
+        for j, row in zip(rows, self._decode(src, s, texts)):
+            out[todo[j]] = row
         bar.update(len(rows))
     bar.close()
     return out
@@ -398,15 +463,23 @@ def _add_search_arguments(p: argparse.ArgumentParser):
 
 # %% ../nbs/15_translate.ipynb #ba6ae0d8
 def _add_repetition_arguments(p: argparse.ArgumentParser):
-    """The repetition block of the search (chapter 14), off by default as in
-    `Translator`."""
+    """The repetition block of the search (chapter 14) and the n-best checks, with the
+    defaults of `SEARCH_DEFAULTS`."""
     p.add_argument(
         '--no-repeat-ngram-size',
         type=int_in(0),
         default=SEARCH_DEFAULTS['no_repeat_ngram_size'],
         metavar='N',
-        help='forbid any N-gram of pieces to occur twice in a translation '
-        '(default: %(default)s, off)',
+        help='forbid any N-gram of pieces to occur twice in a translation; 0: off '
+        '(default: %(default)s, chosen on the validation books)',
+    )
+    p.add_argument(
+        '--rerank',
+        choices=('checks', 'none'),
+        default=SEARCH_DEFAULTS['rerank'] or 'none',
+        help="'checks': of the beam's candidates keep the first that neither repeats "
+        "a three-word phrase nor changes the source's numbers; 'none': the "
+        'best-scored (default: %(default)s, chosen on the validation books)',
     )
 
 # %% ../nbs/15_translate.ipynb #4f1c515b
@@ -482,6 +555,7 @@ def _load(args: argparse.Namespace) -> Translator:
             max_new_tokens=args.max_new_tokens,
             length_penalty=args.length_penalty,
             no_repeat_ngram_size=args.no_repeat_ngram_size,
+            rerank=None if args.rerank == 'none' else args.rerank,
             quantize='int8' if args.int8 else None,
         )
     except (OSError, ValueError) as e:  # missing or broken files, a foreign tokenizer
