@@ -76,5 +76,8 @@ def test_python_dash_m(saved):
                         '--limit', '2', '--max-new-tokens', '4'], capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]
     summary = json.loads(r.stdout.strip().splitlines()[-1])
-    alpha = SEARCH_DEFAULTS['length_penalty']  # the translator's default, chosen in chapter 17
-    assert summary['n'] == 2 and summary['results'][0]['decoding'] == f'beam 2, α={alpha:g}'
+    d = SEARCH_DEFAULTS  # the translator's defaults, chosen in chapter 17, named where not plain
+    name = f"beam 2, α={d['length_penalty']:g}"
+    name += f", no_repeat_ngram_size={d['no_repeat_ngram_size']}" if d['no_repeat_ngram_size'] else ''
+    name += f", rerank={d['rerank']}" if d['rerank'] else ''
+    assert summary['n'] == 2 and summary['results'][0]['decoding'] == name

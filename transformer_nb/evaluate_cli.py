@@ -269,20 +269,11 @@ def main(argv: list | None = None) -> int:
     src_lang, tgt_lang = a.direction.split('-')
     pairs, where = _pairs(p, a, src_lang)
     model, tok = _model(p, a, ckpt)
+    run = (a.length_penalty, a.batch_size, a.max_new_tokens, src_lang, tgt_lang)
+    rerank = None if a.rerank == 'none' else a.rerank
+    search = dict(no_repeat_ngram_size=a.no_repeat_ngram_size, rerank=rerank)
     results = [
-        evaluate_model(
-            model,
-            tok,
-            pairs,
-            b,
-            a.length_penalty,
-            a.batch_size,
-            a.max_new_tokens,
-            src_lang,
-            tgt_lang,
-            progress=True,
-            no_repeat_ngram_size=a.no_repeat_ngram_size,
-        )
+        evaluate_model(model, tok, pairs, b, *run, progress=True, **search)
         for b in a.beams
     ]
     print(
