@@ -78,6 +78,6 @@ def test_python_dash_m(saved):
     summary = json.loads(r.stdout.strip().splitlines()[-1])
     d = SEARCH_DEFAULTS  # the translator's defaults, chosen in chapter 17, named where not plain
     name = f"beam 2, α={d['length_penalty']:g}"
-    name += f", no_repeat_ngram_size={d['no_repeat_ngram_size']}" if d['no_repeat_ngram_size'] else ''
-    name += f", rerank={d['rerank']}" if d['rerank'] else ''
+    name += f", block {d['no_repeat_ngram_size']}" if d['no_repeat_ngram_size'] else ''
+    name += ', checks' if d['rerank'] == 'checks' else ''
     assert summary['n'] == 2 and summary['results'][0]['decoding'] == name

@@ -486,12 +486,23 @@ def error_analysis(
     }
 
 # %% ../nbs/17_evaluation.ipynb #7528075a
+def _setting_name(k: str, v) -> str:
+    "One decoding setting in a table's label: 'block 4', 'checks', or 'k=v'."
+    if k == 'no_repeat_ngram_size':
+        return f'block {v}'
+    if k == 'rerank':
+        return 'checks' if v == 'checks' else f"rerank={getattr(v, '__name__', v)}"
+    return f'{k}={v}'
+
+
 def _decoding_name(num_beams: int, length_penalty: float, **settings) -> str:
-    """'greedy', or 'beam 4, α=0.6': the name of a decoding setting in tables, with
-    any other setting that is not the plain search's (`PLAIN_SEARCH`)."""
+    """'greedy', or 'beam 4, α=0.6, block 4, checks': the name of a decoding setting
+    in tables, with each setting that is not the plain search's (`PLAIN_SEARCH`)."""
     name = 'greedy' if num_beams == 1 else f'beam {num_beams}, α={length_penalty:g}'
+    if num_beams == 1:
+        settings.pop('rerank', None)  # one candidate: nothing to choose
     plain = {**SEARCH_DEFAULTS, **PLAIN_SEARCH}
-    other = [f'{k}={v}' for k, v in settings.items() if v != plain.get(k)]
+    other = [_setting_name(k, v) for k, v in settings.items() if v != plain.get(k)]
     return ', '.join([name, *other])
 
 # %% ../nbs/17_evaluation.ipynb #701a91ac
