@@ -1,9 +1,11 @@
 """Exports to the ecosystem (chapter 18) and the book's own weights format (chapter 8).
 
 On the first 100 test verses of the shipped corpus, the Hugging Face export's `generate`
-gives our `Translator`'s tokens, greedy and with a beam of 4, and the CTranslate2
-export's greedy output is ours too. Also: the `export` command and its mistakes, and
-`save_pretrained` -> `load_pretrained` through model.safetensors and an older model.pt."""
+gives our `Translator`'s tokens: plain, greedy and with a beam of 4, and with the 4-gram
+block its generation config carries, greedy and with the default beam of 8. The
+CTranslate2 export's greedy output is ours too, plain and with the block. Also: the
+`export` command and its mistakes, and `save_pretrained` -> `load_pretrained` through
+model.safetensors and an older model.pt."""
 import shutil, subprocess, sys, warnings
 from pathlib import Path
 
@@ -17,6 +19,8 @@ from transformer_nb.model import (LEGACY_WEIGHTS_NAME, WEIGHTS_NAME, Transformer
 
 N_VERSES, N_NEW = 100, 160  # verses compared; max_new_tokens on every side
 BEAM4 = dict(num_beams=4, length_penalty=0.6, early_stopping=False)
+BEAM8 = dict(num_beams=8, length_penalty=1.4, early_stopping=False)  # the defaults'
+PLAIN = dict(no_repeat_ngram_size=0)  # generation_config.json blocks 4-grams by default
 
 
 def extra(name):
@@ -36,12 +40,17 @@ def verses():
 def book():
     from transformer_nb.translate import Translator
     torch.set_num_threads(2)
-    # the plain search: the exports carry the beam and α, not the block or the checks
-    return Translator.from_pretrained('book', no_repeat_ngram_size=0, rerank=None)
+    # the exports carry the beam, α and block; the checks of the n-best list stay behind
+    return Translator.from_pretrained('book', rerank=None)
 
 
 @pytest.fixture(scope='module')
 def greedy(book, verses):
+    return book.translate_ids(verses, num_beams=1, max_new_tokens=N_NEW, **PLAIN)
+
+
+@pytest.fixture(scope='module')
+def greedy_block(book, verses):
     return book.translate_ids(verses, num_beams=1, max_new_tokens=N_NEW)
 
 
@@ -85,28 +94,41 @@ def test_hf_files_and_tokenizer(hf_dir, book, verses):
     assert (g.decoder_start_token_id, g.eos_token_id, g.pad_token_id) == (2, 3, 0)
     assert g.forced_bos_token_id is None and g.forced_eos_token_id is None
     assert g.bad_words_ids == [[0], [2]]
+    from transformer_nb.translate import SEARCH_DEFAULTS
+    keys = 'num_beams', 'length_penalty', 'no_repeat_ngram_size'
+    assert tuple(getattr(g, k) for k in keys) == tuple(SEARCH_DEFAULTS[k] for k in keys)
 
 
 def test_hf_greedy_matches(hf_dir, greedy, verses):
-    assert same(greedy, hf_ids(hf_dir, verses, num_beams=1)) == N_VERSES
+    assert same(greedy, hf_ids(hf_dir, verses, num_beams=1, **PLAIN)) == N_VERSES
 
 
 def test_hf_beam4_matches(hf_dir, book, verses):
     ours = book.translate_ids(verses, max_new_tokens=N_NEW, length_penalty_form='hf',
-                              **BEAM4)
-    assert same(ours, hf_ids(hf_dir, verses, **BEAM4)) == N_VERSES
+                              **BEAM4, **PLAIN)
+    assert same(ours, hf_ids(hf_dir, verses, **BEAM4, **PLAIN)) == N_VERSES
 
 
-def test_ct2_greedy_matches(book, greedy, verses, tmp_path):
+def test_hf_block_matches(hf_dir, book, greedy, greedy_block, verses):
+    "The block of generation_config.json is ours, greedy and in the default beam of 8."
+    assert greedy_block != greedy  # the block changes some outputs, so this tests it
+    assert same(greedy_block, hf_ids(hf_dir, verses, num_beams=1)) == N_VERSES
+    ours = book.translate_ids(verses, max_new_tokens=N_NEW, length_penalty_form='hf',
+                              **BEAM8)
+    assert same(ours, hf_ids(hf_dir, verses, **BEAM8)) == N_VERSES
+
+
+def test_ct2_greedy_matches(book, greedy, greedy_block, verses, tmp_path):
     ctranslate2 = extra('ctranslate2')
     from transformer_nb.export import export_ct2
     d = export_ct2(book.model, book.tok, tmp_path / 'ct2')
     assert {'model.bin', 'config.json'} <= {p.name for p in d.iterdir()}
     tr = ctranslate2.Translator(str(d), device='cpu', intra_threads=2)
-    res = tr.translate_batch([book.tok.pieces(v) for v in verses], beam_size=1,
-                             max_decoding_length=N_NEW)
-    theirs = [[book.tok.sp.piece_to_id(p) for p in r.hypotheses[0]] for r in res]
-    assert same(greedy, theirs) == N_VERSES
+    for ours, block in ((greedy, 0), (greedy_block, 4)):
+        res = tr.translate_batch([book.tok.pieces(v) for v in verses], beam_size=1,
+                                 max_decoding_length=N_NEW, no_repeat_ngram_size=block)
+        theirs = [[book.tok.sp.piece_to_id(p) for p in r.hypotheses[0]] for r in res]
+        assert same(ours, theirs) == N_VERSES, f'no_repeat_ngram_size={block}'
 
 
 def call(capsys, *argv):

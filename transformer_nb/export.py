@@ -94,6 +94,7 @@ def generation_config(
     model: Transformer,
     num_beams: int = SEARCH_DEFAULTS['num_beams'],
     length_penalty: float = SEARCH_DEFAULTS['length_penalty'],
+    no_repeat_ngram_size: int = SEARCH_DEFAULTS['no_repeat_ngram_size'],
 ):
     "Hugging Face decoding defaults as ours: start at ⟨BOS⟩, never emit ⟨PAD⟩, ⟨BOS⟩."
     from transformers import GenerationConfig
@@ -109,6 +110,7 @@ def generation_config(
         bad_words_ids=[[c.pad_token_id], [c.bos_token_id]],
         num_beams=num_beams,
         length_penalty=length_penalty,
+        no_repeat_ngram_size=no_repeat_ngram_size,
         early_stopping=False,
         max_length=c.max_len,
     )
