@@ -10,7 +10,7 @@ systems: ours (`generate`, `beam_search`), Hugging Face `generate` on a `MarianM
 (`marian_copy`), and CTranslate2 on the export of `transformer_nb.export.export_ct2`. Every system gets
 the same batches and the same length limit per batch (its longest source + 50 tokens, capped by
 max_len); beam search uses 4 beams and the length normalisation score / length^1 that all three share
-(`length_penalty_form='hf'`). The script prints how many outputs agree with ours.
+(`length_penalty`, Hugging Face's form). The script prints how many outputs agree with ours.
 
 Measurements alternate between the systems (ours, Hugging Face, CTranslate2, then the next order) and
 the medians are reported, because a shared machine is noisy. A CTranslate2 model is loaded only for its
@@ -94,8 +94,7 @@ class Systems:
     def ours(self, rows, beams, int8=False):
         m, src, n = (self.q8 if int8 else self.model), tensor_of(rows), self.limit(rows)
         if beams == 1: out = generate(m, src, max_new_tokens=n)
-        else: out = beam_search(m, src, num_beams=beams, max_new_tokens=n, length_penalty=1.0,
-                                length_penalty_form='hf')
+        else: out = beam_search(m, src, num_beams=beams, max_new_tokens=n, length_penalty=1.0)
         return [strip(r, self.c) for r in out.tolist()]
 
     def huggingface(self, rows, beams):

@@ -2,9 +2,10 @@
 
 Chapter 17 sweeps beam widths and length penalties on validation verses, then the repetition block
 and the checks of the n-best list, and prints one line
-`chosen: num_beams=K, length_penalty=A, no_repeat_ngram_size=N, rerank=R`; `SEARCH_DEFAULTS`
-(chapter 15), which `Translator`, `transformer-nb translate`, `transformer-nb evaluate` and the
-exports use, must say the same, so that the README's commands reproduce the README's table."""
+`chosen: num_beams=K, length_penalty=A, no_repeat_ngram_size=N, rerank=R` (A: GNMT's α); `CHOSEN`
+(appendix 95, `GenerationConfig`), which `Translator`, `transformer-nb translate`, `transformer-nb
+evaluate` and the exports use, must say the same, so that the README's commands reproduce the
+README's table. No other module of the package may hold a decoding default of its own."""
 import json, re
 from pathlib import Path
 
@@ -27,26 +28,29 @@ def chosen_in(nb_path: Path) -> tuple | None:
 
 
 def _defaults() -> tuple:
-    from transformer_nb.translate import SEARCH_DEFAULTS as d
-    return d['num_beams'], d['length_penalty'], d['no_repeat_ngram_size'], d['rerank']
+    from transformer_nb.generation_config import CHOSEN as d
+    return d.num_beams, d.gnmt_alpha, d.no_repeat_ngram_size, d.rerank
 
 
 def test_defaults_are_the_validation_choice():
     chosen = chosen_in(ROOT / 'nbs' / '17_evaluation.ipynb')
     assert chosen, "chapter 17 stores no 'chosen: ...' line: run tools/execute_notebooks.py on it"
     assert _defaults() == chosen, \
-        f'SEARCH_DEFAULTS (chapter 15) differ from the setting chapter 17 chose: {chosen}'
+        f'CHOSEN (generation_config) differs from the setting chapter 17 chose: {chosen}'
 
 
 def test_command_line_defaults_follow():
     from transformer_nb.translate import build_parser
     from transformer_nb.evaluate_cli import _parser
     beams, alpha, ngram, rerank = _defaults()
-    t = build_parser().parse_args([])
-    e = _parser().parse_args(['--bible-split', 'test'])
-    flag = rerank or 'none'
-    assert (t.beams, t.length_penalty, t.no_repeat_ngram_size, t.rerank) == (beams, alpha, ngram, flag)
-    assert (e.beams, e.length_penalty, e.no_repeat_ngram_size, e.rerank) == ([beams], alpha, ngram, flag)
+    from transformer_nb.generation_config import from_args
+    t = from_args(build_parser().parse_args([]))
+    e_args = _parser().parse_args(['--bible-split', 'test'])
+    e = from_args(e_args)
+    assert (t.num_beams, t.gnmt_alpha, t.no_repeat_ngram_size, t.rerank) == (beams, alpha, ngram, rerank)
+    assert (e_args.beams, e.gnmt_alpha, e.no_repeat_ngram_size, e.rerank) == ([beams], alpha, ngram, rerank)
+    for name in ('length_penalty', 'gnmt_alpha', 'no_repeat_ngram_size', 'rerank'):
+        assert f'--{name.replace("_", "-")}' in build_parser().format_help()
 
 
 def test_the_check_can_fail(tmp_path):
@@ -59,3 +63,30 @@ def test_the_check_can_fail(tmp_path):
     assert chosen_in(tmp_path / 'b.ipynb') == (8, 1.4, 0, None)
     (tmp_path / 'c.ipynb').write_text(json.dumps({'cells': []}))
     assert chosen_in(tmp_path / 'c.ipynb') is None
+
+
+SETTINGS = ('num_beams', 'length_penalty', 'gnmt_alpha', 'no_repeat_ngram_size', 'rerank',
+            'repetition_penalty', 'min_new_tokens', 'max_new_tokens', 'early_stopping')
+
+
+def second_defaults(source: str) -> list:
+    "Decoding settings given a default outside `generation_config`: `num_beams: int = 4`, `num_beams=4,` in a dict."
+    literal = r"-?\d[\d.]*|'[^']*'|True|False"  # a number, a string or a bool: a default
+    pattern = re.compile(rf"^\s*(?:{'|'.join(SETTINGS)})\s*(?::[^=\n]*)?=\s*(?:{literal})", re.M)
+    return [m.group(0).strip() for m in pattern.finditer(source)]
+
+
+def test_one_owner_of_the_defaults():
+    "Only generation_config.py writes a decoding setting's default (evaluate's greedy α aside)."
+    allowed = {'generation_config': None, 'evaluate': {'num_beams: int = 1', 'length_penalty: float = 0.6'}}
+    for path in sorted((ROOT / 'transformer_nb').glob('*.py')):
+        if path.stem in ('_modidx',) or allowed.get(path.stem, ()) is None:
+            continue
+        found = set(second_defaults(path.read_text())) - set(allowed.get(path.stem, ()))
+        assert not found, f'{path.name} holds decoding defaults of its own: {sorted(found)}'
+
+
+def test_the_owner_check_can_fail():
+    assert second_defaults('def f(\n    num_beams: int = 4,\n):') == ['num_beams: int = 4']
+    assert second_defaults("SEARCH = dict(\n    no_repeat_ngram_size=4,\n)") == ['no_repeat_ngram_size=4']
+    assert second_defaults('    num_beams=args.beams,\n    max_new_tokens=None,') == []

@@ -6,7 +6,7 @@ import pytest
 
 from transformer_nb.data import load_bible
 from transformer_nb.evaluate_cli import main
-from transformer_nb.translate import SEARCH_DEFAULTS
+from transformer_nb.generation_config import CHOSEN
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -36,7 +36,7 @@ def test_tsv_two_settings(saved, tmp_path):
     assert lines[0].startswith('4 sentence pairs from') and 'es→en' in lines[0]
     for row in ('BLEU', 'chrF', 'repetition errors %', 'number mismatches %', 'unknown tokens %', 'length ratio'):
         assert any(l.startswith(row) for l in lines), row
-    assert 'greedy' in lines[1] and f"beam 2, α={SEARCH_DEFAULTS['length_penalty']:g}" in lines[1]
+    assert 'greedy' in lines[1] and f"beam 2, α={CHOSEN.gnmt_alpha:g}" in lines[1]
     summary = json.loads(lines[-1])
     assert summary['n'] == 4 and [r['num_beams'] for r in summary['results']] == [1, 2]
     for r in summary['results']:
@@ -76,8 +76,8 @@ def test_python_dash_m(saved):
                         '--limit', '2', '--max-new-tokens', '4'], capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]
     summary = json.loads(r.stdout.strip().splitlines()[-1])
-    d = SEARCH_DEFAULTS  # the translator's defaults, chosen in chapter 17, named where not plain
-    name = f"beam 2, α={d['length_penalty']:g}"
-    name += f", block {d['no_repeat_ngram_size']}" if d['no_repeat_ngram_size'] else ''
-    name += ', checks' if d['rerank'] == 'checks' else ''
+    d = CHOSEN  # the translator's defaults, chosen in chapter 17, named where not plain
+    name = f"beam 2, α={d.gnmt_alpha:g}"
+    name += f", block {d.no_repeat_ngram_size}" if d.no_repeat_ngram_size else ''
+    name += ', checks' if d.rerank == 'checks' else ''
     assert summary['n'] == 2 and summary['results'][0]['decoding'] == name

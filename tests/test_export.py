@@ -94,9 +94,10 @@ def test_hf_files_and_tokenizer(hf_dir, book, verses):
     assert (g.decoder_start_token_id, g.eos_token_id, g.pad_token_id) == (2, 3, 0)
     assert g.forced_bos_token_id is None and g.forced_eos_token_id is None
     assert g.bad_words_ids == [[0], [2]]
-    from transformer_nb.translate import SEARCH_DEFAULTS
+    from transformer_nb.generation_config import CHOSEN
+    hf = CHOSEN.hf_compatible()  # GNMT's α in HF's form, no checks: what generate can run
     keys = 'num_beams', 'length_penalty', 'no_repeat_ngram_size'
-    assert tuple(getattr(g, k) for k in keys) == tuple(SEARCH_DEFAULTS[k] for k in keys)
+    assert tuple(getattr(g, k) for k in keys) == (8, 1.4, 4) == tuple(getattr(hf, k) for k in keys)
 
 
 def test_hf_greedy_matches(hf_dir, greedy, verses):
@@ -104,8 +105,7 @@ def test_hf_greedy_matches(hf_dir, greedy, verses):
 
 
 def test_hf_beam4_matches(hf_dir, book, verses):
-    ours = book.translate_ids(verses, max_new_tokens=N_NEW, length_penalty_form='hf',
-                              **BEAM4, **PLAIN)
+    ours = book.translate_ids(verses, max_new_tokens=N_NEW, **BEAM4, **PLAIN)
     assert same(ours, hf_ids(hf_dir, verses, **BEAM4, **PLAIN)) == N_VERSES
 
 
@@ -113,9 +113,16 @@ def test_hf_block_matches(hf_dir, book, greedy, greedy_block, verses):
     "The block of generation_config.json is ours, greedy and in the default beam of 8."
     assert greedy_block != greedy  # the block changes some outputs, so this tests it
     assert same(greedy_block, hf_ids(hf_dir, verses, num_beams=1)) == N_VERSES
-    ours = book.translate_ids(verses, max_new_tokens=N_NEW, length_penalty_form='hf',
-                              **BEAM8)
+    ours = book.translate_ids(verses, max_new_tokens=N_NEW, **BEAM8)
     assert same(ours, hf_ids(hf_dir, verses, **BEAM8)) == N_VERSES
+
+
+def test_hf_export_decodes_as_its_config(hf_dir, book, verses):
+    "The exported generation_config.json, as written, decodes as CHOSEN.hf_compatible()."
+    from transformer_nb.generation_config import CHOSEN
+    config = CHOSEN.hf_compatible().update(max_new_tokens=N_NEW)
+    ours = book.translate_ids(verses[:20], generation_config=config)
+    assert same(ours, hf_ids(hf_dir, verses[:20])) == 20
 
 
 def test_ct2_greedy_matches(book, greedy, greedy_block, verses, tmp_path):

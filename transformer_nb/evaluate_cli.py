@@ -17,11 +17,8 @@ from transformer_nb.model import (
     Transformer,
     check_model_dir,
 )
-from transformer_nb.translate import (
-    SEARCH_DEFAULTS,
-    _add_repetition_arguments,
-    quantize_int8,
-)
+from .generation_config import CHOSEN, add_arguments, from_args
+from .translate import quantize_int8
 from .utils import ArgumentParser, float_in, in_ipython, int_in, run_main
 
 # %% ../nbs/97_evaluate_cli.ipynb #ea1c15de
@@ -133,24 +130,18 @@ def _add_selection_arguments(p: ArgumentParser):
 
 # %% ../nbs/97_evaluate_cli.ipynb #d4a28c8a
 def _add_decoding_arguments(p: ArgumentParser):
-    "How to decode: the beam widths to compare, the length penalty, n-gram blocking."
+    "How to decode: the beam widths to compare, then the decoding flags of `translate`."
     p.add_argument(
         '--beams',
         type=int_in(1),
         nargs='+',
-        default=[SEARCH_DEFAULTS['num_beams']],
+        default=[CHOSEN.num_beams],
         metavar='N',
         help="beam widths to evaluate, 1 = greedy (default: the translator's, "
-        f"{SEARCH_DEFAULTS['num_beams']})",
+        f"{CHOSEN.num_beams})",
     )
-    p.add_argument(
-        '--length-penalty',
-        type=float_in(-10, 10),
-        default=SEARCH_DEFAULTS['length_penalty'],
-        help='beam search α, between -10 and 10 (default %(default)s, the '
-        "translator's)",
-    )
-    _add_repetition_arguments(p)  # the translate command's flag (chapter 15)
+    # the translate command's flags (GenerationConfig, appendix)
+    add_arguments(p, skip=('num_beams', 'max_new_tokens'))
 
 # %% ../nbs/97_evaluate_cli.ipynb #d998abbc
 def _add_run_arguments(p: ArgumentParser):
@@ -269,11 +260,19 @@ def main(argv: list | None = None) -> int:
     src_lang, tgt_lang = a.direction.split('-')
     pairs, where = _pairs(p, a, src_lang)
     model, tok = _model(p, a, ckpt)
-    run = (a.length_penalty, a.batch_size, a.max_new_tokens, src_lang, tgt_lang)
-    rerank = None if a.rerank == 'none' else a.rerank
-    search = dict(no_repeat_ngram_size=a.no_repeat_ngram_size, rerank=rerank)
+    config = from_args(a)  # the translator's defaults, and the flags given
+    run = dict(batch_size=a.batch_size, max_new_tokens=a.max_new_tokens, progress=True)
     results = [
-        evaluate_model(model, tok, pairs, b, *run, progress=True, **search)
+        evaluate_model(
+            model,
+            tok,
+            pairs,
+            b,
+            src_lang=src_lang,
+            tgt_lang=tgt_lang,
+            generation_config=config,
+            **run,
+        )
         for b in a.beams
     ]
     print(

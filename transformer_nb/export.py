@@ -11,7 +11,7 @@ import argparse, importlib, json, os, sys
 from pathlib import Path
 import torch
 from .data import Tokenizer
-from .translate import SEARCH_DEFAULTS
+from .generation_config import CHOSEN, GenerationConfig
 from transformer_nb.model import (
     CONFIG_NAME,
     TOKENIZER_NAME,
@@ -92,15 +92,15 @@ def hf_tokenizer(tok: Tokenizer, out: Path, max_len: int):
 # %% ../nbs/18_production.ipynb #7ad25f92
 def generation_config(
     model: Transformer,
-    num_beams: int = SEARCH_DEFAULTS['num_beams'],
-    length_penalty: float = SEARCH_DEFAULTS['length_penalty'],
-    no_repeat_ngram_size: int = SEARCH_DEFAULTS['no_repeat_ngram_size'],
+    config: GenerationConfig | None = None,  # None: CHOSEN.hf_compatible()
 ):
-    "Hugging Face decoding defaults as ours: start at ⟨BOS⟩, never emit ⟨PAD⟩, ⟨BOS⟩."
-    from transformers import GenerationConfig
+    """Hugging Face's decoding for `config` (`GenerationConfig.to_hf`): start at ⟨BOS⟩,
+    never emit ⟨PAD⟩, ⟨BOS⟩."""
+    from transformers import GenerationConfig as HFGenerationConfig
 
     c = model.config
-    return GenerationConfig(
+    settings = (config or CHOSEN.hf_compatible()).to_hf()
+    return HFGenerationConfig(
         decoder_start_token_id=c.bos_token_id,
         bos_token_id=c.bos_token_id,
         eos_token_id=c.eos_token_id,
@@ -108,11 +108,8 @@ def generation_config(
         forced_bos_token_id=None,
         forced_eos_token_id=None,
         bad_words_ids=[[c.pad_token_id], [c.bos_token_id]],
-        num_beams=num_beams,
-        length_penalty=length_penalty,
-        no_repeat_ngram_size=no_repeat_ngram_size,
-        early_stopping=False,
         max_length=c.max_len,
+        **settings,
     )
 
 # %% ../nbs/18_production.ipynb #9881214c
