@@ -625,9 +625,11 @@ def test_python_loaders(model_dir, tmp_path):
         load_checkpoint(tmp_path / 'evil.pt')
     assert not marker.exists()
     tr = Translator.from_pretrained(model_dir, max_new_tokens=3)
-    for alpha in (float('nan'), float('inf'), 1000, 'long'):
-        with pytest.raises(ValueError, match='length_penalty must be a finite number'):
+    for alpha in (float('nan'), float('inf'), 1000):
+        with pytest.raises(ValueError, match=r'length_penalty must be None or a number in \[-10, 10\]'):
             tr.translate(['hola'], length_penalty=alpha)
+    with pytest.raises(TypeError, match='length_penalty must be float'):
+        tr.translate(['hola'], length_penalty='long')
     with pytest.raises(ValueError, match='length_penalty'):
         Translator.from_pretrained(model_dir, length_penalty=-50)
     assert (

@@ -93,6 +93,10 @@ RULES.update(
 # %% ../nbs/95_generation_config.ipynb #378beb05
 def _check(c: GenerationConfig):
     "A TypeError or ValueError naming the first bad setting of `c`."
+    for name, (ok, expected) in RULES.items():  # nan, inf: a value out of range
+        v = getattr(c, name)
+        if isinstance(v, float) and not math.isfinite(v):
+            raise ValueError(f"{name} must be {expected}, got {v!r}")
     check_fields(c)
     for name, (ok, expected) in RULES.items():
         if not ok(getattr(c, name)):
