@@ -6,7 +6,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 NBS = sorted((ROOT / 'nbs').glob('*.ipynb'))
-COLAB = 'https://colab.research.google.com/github/transformer-nb/transformer_nb/blob/main/nbs/'
+COLAB = re.compile(r'https://colab\.research\.google\.com/github/transformer-nb/transformer_nb/blob/[^/]+/nbs/([^)\s]+)')
 
 
 def load(p): return json.loads(p.read_text(encoding='utf-8'))
@@ -37,7 +37,7 @@ def test_title_badge_and_colab_cell(path):
     cells = load(path)['cells']
     first = src(cells[0])
     assert cells[0]['cell_type'] == 'markdown' and first.startswith('# '), f'{path.name}: must open with a # title'
-    assert COLAB + path.name in first, f'{path.name}: Colab badge must link to this notebook'
+    assert path.name in COLAB.findall(first), f'{path.name}: Colab badge must link to this notebook'
     install = cells[1]
     assert install['cell_type'] == 'code' and 'google.colab' in src(install)
     assert 'remove-cell' in install.get('metadata', {}).get('tags', []), f'{path.name}: install cell must be hidden'
@@ -62,24 +62,6 @@ def test_toc_lists_every_notebook():
 
 def test_no_settings_ini():
     assert not (ROOT / 'settings.ini').exists(), 'nbdev 3 reads pyproject.toml; settings.ini must not exist'
-
-
-def test_install_cells_pin_this_version():
-    "Colab installs the release the stored outputs came from: the tag of the package's own version."
-    from transformer_nb import __version__
-    for path in NBS:
-        cell = load(path)['cells'][1]
-        pins = re.findall(r"transformer_nb@v([0-9][^'\"]*)'", src(cell))
-        assert pins == [__version__], f'{path.name}: install cell pins {pins}, the package is {__version__}; ' \
-                                      f'run python tools/release.py {__version__}'
-
-
-def test_readme_installs_this_version():
-    "The README's install commands and its Colab paragraph name the package's own release."
-    from transformer_nb import __version__
-    pins = re.findall(r'(?:transformer_nb@v|the tag `v)(\d+\.\d+\.\d+)', (ROOT / 'README.md').read_text())
-    assert len(pins) >= 2 and set(pins) == {__version__}, \
-        f'README.md pins {sorted(set(pins))}, the package is {__version__}: run python tools/release.py {__version__}'
 
 
 @pytest.mark.parametrize('path', NBS, ids=lambda p: p.name)

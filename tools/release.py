@@ -1,19 +1,32 @@
-"""Cut a release: one command sets the version everywhere it is written.
+"""Cut a release in two commits: the version, then the pin to the commit that carries it.
 
-    python tools/release.py 0.2.0
+    python tools/release.py 0.5.0     # 1. set the version (CHANGELOG.md needs a "## 0.5.0" section)
+    # re-execute the chapters whose outputs changed, make test, commit
+    python tools/release.py --pin     # 2. pin every install to that commit, then commit the pins
 
-It sets `__version__` in transformer_nb/__init__.py (the version pip sees), pins the install cell of
-every chapter to that version's tag (so a reader on Colab gets the code the stored outputs came from),
-pins the README's install commands to it too, and checks that CHANGELOG.md has a section for it. Then:
-commit, `git tag vX.Y.Z`, push the tag.
+Only branch main reaches the public repository (tags do not), so a reader's install names a commit of main:
+step 2 writes the full hash of HEAD (the commit whose code the stored outputs came from) into the install cell
+and the Colab badge of every chapter, the README's install commands and its Colab paragraph, and the book's launch
+buttons (`_config.yml`). It refuses a working tree with uncommitted changes, since the pinned commit must hold them.
+`tests/test_release.py` checks that every pin names one commit, that the commit is in main's history, and that the
+package's version at that commit is `__version__`.
 """
-import json, re, sys
+import json, re, subprocess, sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-REPO = 'git+https://github.com/transformer-nb/transformer_nb'
-PIN = re.compile(r"transformer_nb@v[0-9][^'\"]*'")
-README_PIN = re.compile(r'(transformer_nb@v|the tag `v)\d+\.\d+\.\d+')
+REPO = 'https://github.com/transformer-nb/transformer_nb'
+INSTALL = re.compile(r"(transformer_nb@)[0-9a-zA-Z.]+(')")  # in an install cell: @<commit>'
+BADGE = re.compile(r'(transformer_nb/blob/)[0-9a-zA-Z.]+(/nbs/)')  # a Colab link: blob/<commit>/nbs/
+README_PINS = (
+    re.compile(r'(transformer_nb@)[0-9a-zA-Z.]+(")'),  # pip install "transformer-nb @ git+...@<commit>"
+    re.compile(r'(the commit `)[0-9a-f]+(`)'),  # the Colab paragraph
+    re.compile(r'(release `)[0-9][0-9.]*(`)'),
+)
+
+
+def git(*args) -> str:
+    return subprocess.run(['git', *args], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
 
 
 def install_cell(nb: dict) -> dict:
@@ -24,25 +37,54 @@ def install_cell(nb: dict) -> dict:
     return cell
 
 
-def main(argv: list) -> int:
-    if len(argv) != 1 or not re.fullmatch(r'\d+\.\d+\.\d+', argv[0]):
-        print('usage: python tools/release.py MAJOR.MINOR.PATCH', file=sys.stderr); return 2
-    version = argv[0]
-    if not re.search(rf'^## {re.escape(version)}\b', (ROOT / 'CHANGELOG.md').read_text(), re.M):
-        print(f'error: CHANGELOG.md has no "## {version}" section: write it first', file=sys.stderr)
+def version() -> str:
+    return re.search(r'__version__ = "([^"]+)"', (ROOT / 'transformer_nb' / '__init__.py').read_text()).group(1)
+
+
+def set_version(v: str) -> int:
+    if not re.search(rf'^## {re.escape(v)}\b', (ROOT / 'CHANGELOG.md').read_text(), re.M):
+        print(f'error: CHANGELOG.md has no "## {v}" section: write it first', file=sys.stderr)
         return 1
     init = ROOT / 'transformer_nb' / '__init__.py'
-    init.write_text(re.sub(r'__version__ = "[^"]*"', f'__version__ = "{version}"', init.read_text()))
-    for path in sorted((ROOT / 'nbs').glob('*.ipynb')):
-        text = path.read_text()
-        nb = json.loads(text)
-        cell = install_cell(nb)
-        cell['source'] = [PIN.sub(f"transformer_nb@v{version}'", line) for line in cell['source']]
-        path.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + '\n')
-    readme = ROOT / 'README.md'
-    readme.write_text(README_PIN.sub(rf'\g<1>{version}', readme.read_text()))
-    print(f'version {version} set; now commit, then: git tag v{version} && git push origin v{version}')
+    init.write_text(re.sub(r'__version__ = "[^"]*"', f'__version__ = "{v}"', init.read_text()))
+    print(f'version {v} set: re-execute the chapters whose outputs changed, make test, commit, '
+          'then python tools/release.py --pin')
     return 0
+
+
+def pin(commit: str, v: str):
+    "Write `commit` into every install cell, badge, the README and the launch buttons."
+    for path in sorted((ROOT / 'nbs').glob('*.ipynb')):
+        nb = json.loads(path.read_text(encoding='utf-8'))
+        cell = install_cell(nb)
+        cell['source'] = [INSTALL.sub(rf'\g<1>{commit}\g<2>', line) for line in cell['source']]
+        title = nb['cells'][0]
+        title['source'] = [BADGE.sub(rf'\g<1>{commit}\g<2>', line) for line in title['source']]
+        for md in (c for c in nb['cells'] if c['cell_type'] == 'markdown'):  # pip lines in the prose
+            md['source'] = [README_PINS[0].sub(rf'\g<1>{commit}\g<2>', line) for line in md['source']]
+        path.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + '\n', encoding='utf-8')
+    readme = ROOT / 'README.md'
+    text = readme.read_text(encoding='utf-8')
+    for pattern, value in zip(README_PINS, (commit, commit[:12], v)):
+        text = pattern.sub(rf'\g<1>{value}\g<2>', text)
+    readme.write_text(text, encoding='utf-8')
+    config = ROOT / '_config.yml'
+    config.write_text(re.sub(r'(\n  branch: )\S+', rf'\g<1>{commit}', config.read_text()))
+
+
+def main(argv: list) -> int:
+    if argv == ['--pin']:
+        if git('status', '--porcelain'):
+            print('error: commit your changes first: the pinned commit must hold them', file=sys.stderr)
+            return 1
+        commit = git('rev-parse', 'HEAD')
+        pin(commit, version())
+        print(f'install cells, badges, README and _config.yml pin {commit} (release {version()}): commit them')
+        return 0
+    if len(argv) == 1 and re.fullmatch(r'\d+\.\d+\.\d+', argv[0]):
+        return set_version(argv[0])
+    print('usage: python tools/release.py MAJOR.MINOR.PATCH | --pin', file=sys.stderr)
+    return 2
 
 
 if __name__ == '__main__':
