@@ -12,7 +12,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 NBS = sorted((ROOT / 'nbs').glob('*.ipynb'))
 HASH = r'[0-9a-f]{40}'
-INSTALL = re.compile(rf"transformer_nb@({HASH})'")
+INSTALL = re.compile(rf"transformer_nb'\n\s*'@({HASH})',")  # the URL, then the commit on a line of its own
 BADGE = re.compile(rf'colab\.research\.google\.com/github/transformer-nb/transformer_nb/blob/([^/]+)/nbs/([^)\s]+)')
 
 

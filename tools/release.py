@@ -16,7 +16,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 REPO = 'https://github.com/transformer-nb/transformer_nb'
-INSTALL = re.compile(r"(transformer_nb@)[0-9a-zA-Z.]+(')")  # in an install cell: @<commit>'
+INSTALL = re.compile(r"^(\s*'@)[0-9a-zA-Z.]+(',)$")  # an install cell's line of its own: '@<commit>',
 BADGE = re.compile(r'(transformer_nb/blob/)[0-9a-zA-Z.]+(/nbs/)')  # a Colab link: blob/<commit>/nbs/
 README_PINS = (
     re.compile(r'(transformer_nb@)[0-9a-zA-Z.]+(")'),  # pip install "transformer-nb @ git+...@<commit>"
