@@ -61,3 +61,18 @@ def test_train_export_score_and_average(tmp_path):
     k = 'encoder.layers.0.ff.linear1.weight'
     assert torch.allclose(avg[k], (a[k] + b[k]) / 2, atol=1e-7)
     assert torch.equal(avg[k], load_checkpoint(out / 'averaged.pt')[k])  # what the run itself averaged
+
+
+def test_export_never_replaces_a_model_silently(tmp_path):
+    "A folder that holds a model, the shipped one above all, is replaced only with --overwrite."
+    from transformer_nb.model import pretrained_path
+    shipped = pretrained_path('book')
+    before = (shipped / 'model.safetensors').stat().st_mtime_ns
+    r = train('--preset', 'tiny', '--out-dir', str(tmp_path / 'run'), '--export', str(shipped))
+    assert r.returncode == 2 and 'holds the shipped model already' in r.stderr and '--overwrite' in r.stderr
+    assert (shipped / 'model.safetensors').stat().st_mtime_ns == before and not (tmp_path / 'run').exists()
+    mine = tmp_path / 'mine'
+    mine.mkdir()
+    (mine / 'config.json').write_text('{}')
+    r = train('--preset', 'tiny', '--out-dir', str(tmp_path / 'run'), '--export', str(mine))
+    assert r.returncode == 2 and f'--export {mine} holds a model already' in r.stderr

@@ -20,7 +20,7 @@ from transformer_nb.utils import (
     resolve_device,
     run_main,
 )
-from .model import PRESETS
+from .model import CONFIG_NAME, PRESETS, pretrained_path
 from .data import BASELINE_BOOKS
 from .checkpoint import CHECKPOINT_NAME, atomic_save
 from transformer_nb.recipe import (
@@ -91,8 +91,8 @@ def _add_start_flags(p: argparse.ArgumentParser):
     p.add_argument(
         '--overwrite',
         action='store_true',
-        help='start afresh in an '
-        '--out-dir that holds a previous run (its checkpoints are deleted)',
+        help='start afresh in an --out-dir that holds a previous run (its checkpoints '
+        'are deleted), and replace a model already in the --export folder',
     )
 
 # %% ../nbs/96_train_cli.ipynb #8d1c26e1
@@ -246,15 +246,31 @@ def _average(args, p) -> int:
     return 0
 
 
+def _shipped(folder: Path) -> bool:
+    """Is `folder` the model that ships with the package (models/book_small of a
+    checkout)?"""
+    try:
+        return folder.resolve() == pretrained_path('book').resolve()
+    except (FileNotFoundError, ValueError):  # no shipped model installed
+        return False
+
+# %% ../nbs/96_train_cli.ipynb #19f55309
 def _check_outputs(cfg: TrainConfig, args):
     "Usage errors that can be found before any data is loaded."
     try:
         resolve_device(cfg.device)
     except ValueError as e:
         raise UsageError(f"--device: {e}") from None
-    if args.export and Path(args.export).exists() and not Path(args.export).is_dir():
+    out = Path(args.export) if args.export else None
+    if out and out.exists() and not out.is_dir():
         raise UsageError(
-            f"--export {args.export}: a file is in the way (a folder is written there)"
+            f"--export {out}: a file is in the way (a folder is written there)"
+        )
+    if out and (out / CONFIG_NAME).is_file() and not args.overwrite:
+        raise UsageError(
+            f"--export {out} holds "
+            f"{'the shipped model' if _shipped(out) else 'a model'} "
+            "already: choose a new folder, or pass --overwrite to replace it"
         )
 
 # %% ../nbs/96_train_cli.ipynb #2946c3de
