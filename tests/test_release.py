@@ -28,7 +28,8 @@ def pins() -> dict:
         out[f'{path.name}: badge'] = [c for c, name in BADGE.findall(src(cells[0])) if name == path.name]
         prose = ''.join(src(c) for c in cells if c['cell_type'] == 'markdown')
         if 'pip install "transformer-nb @' in prose:  # the index's install command
-            out[f'{path.name}: install command'] = re.findall(r'transformer_nb@([^"]*)"', prose)
+            # the URL, then `@<commit>"` (on a line of its own after a backslash, in a narrow code block)
+            out[f'{path.name}: install command'] = re.findall(r'transformer_nb(?:\\\n)?@([^"]*)"', prose)
     readme = (ROOT / 'README.md').read_text(encoding='utf-8')
     out['README.md: install commands'] = re.findall(rf'transformer_nb@({HASH})"', readme)
     out['_config.yml: launch buttons'] = re.findall(r'\n  branch: (\S+)', (ROOT / '_config.yml').read_text())

@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 REPO = 'https://github.com/transformer-nb/transformer_nb'
 INSTALL = re.compile(r"^(\s*'@)[0-9a-zA-Z.]+(',)$")  # an install cell's line of its own: '@<commit>',
 BADGE = re.compile(r'(transformer_nb/blob/)[0-9a-zA-Z.]+(/nbs/)')  # a Colab link: blob/<commit>/nbs/
+PROSE = re.compile(r'^(@)[0-9a-zA-Z.]+(")')  # a pip command continued onto a line of its own: @<commit>"
 README_PINS = (
     re.compile(r'(transformer_nb@)[0-9a-zA-Z.]+(")'),  # pip install "transformer-nb @ git+...@<commit>"
     re.compile(r'(the commit `)[0-9a-f]+(`)'),  # the Colab paragraph
@@ -61,7 +62,8 @@ def pin(commit: str, v: str):
         title = nb['cells'][0]
         title['source'] = [BADGE.sub(rf'\g<1>{commit}\g<2>', line) for line in title['source']]
         for md in (c for c in nb['cells'] if c['cell_type'] == 'markdown'):  # pip lines in the prose
-            md['source'] = [README_PINS[0].sub(rf'\g<1>{commit}\g<2>', line) for line in md['source']]
+            md['source'] = [PROSE.sub(rf'\g<1>{commit}\g<2>', README_PINS[0].sub(rf'\g<1>{commit}\g<2>', line))
+                            for line in md['source']]
         path.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + '\n', encoding='utf-8')
     readme = ROOT / 'README.md'
     text = readme.read_text(encoding='utf-8')
