@@ -177,13 +177,23 @@ def test_translate_refuses_pickled_code(model_dir, tmp_path, capsys):
 def test_translate_missing_folder(tmp_path, capsys):
     expect(
         capsys,
-        1,
-        ['cannot load the model', 'nothing'],
+        2,
+        ['--checkpoint', 'nothing', "the shipped models: 'book'"],
         'translate',
         '--checkpoint',
         str(tmp_path / 'nothing'),
         'hola',
     )
+
+
+@pytest.mark.parametrize('command', ['translate', 'evaluate'])
+def test_one_status_for_one_mistake(command, tmp_path, capsys):
+    "The same mistake through every subcommand that takes it: the same status (2), the flag named."
+    data = ['hola'] if command == 'translate' else ['--bible-split', 'test', '--limit', '2']
+    expect(capsys, 2, ['--checkpoint', 'nowhere'], command, '--checkpoint', str(tmp_path / 'nowhere'), *data)
+    expect(capsys, 2, ['--max-new-tokens 100000', 'at most'], command, '--max-new-tokens', '100000', *data)
+    expect(capsys, 2, ['--num-beams' if command == 'translate' else '--beams'],
+           command, '--num-beams' if command == 'translate' else '--beams', '0', *data)
 
 
 def test_translate_training_run_folder(tmp_path, capsys, model_dir):
@@ -299,7 +309,7 @@ def test_debug_shows_the_traceback(tmp_path):
             'translate',
             '--debug',
             '--checkpoint',
-            str(tmp_path / 'none'),
+            str(tmp_path),  # a folder without a model: its config.json is missing
             'x',
         ],
         capture_output=True,

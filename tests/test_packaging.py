@@ -31,4 +31,4 @@ def test_wheel_installs_and_imports_in_fresh_venv(wheel_venv, tmp_path):
     out = run([cli, 'translate', 'Y dijo Dios: Sea la luz.'], cwd=tmp_path)
     assert 'light' in out.lower(), out
     bad = subprocess.run([cli, 'translate', '--checkpoint', str(tmp_path / 'nowhere'), 'Hola.'], capture_output=True, text=True)
-    assert bad.returncode == 1 and 'cannot load the model' in bad.stderr and 'Traceback' not in bad.stderr, bad.stderr
+    assert bad.returncode == 2 and '--checkpoint' in bad.stderr and 'Traceback' not in bad.stderr, bad.stderr

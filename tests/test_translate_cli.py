@@ -80,7 +80,7 @@ def test_too_long_and_unseen_characters(model_dir):
 def test_missing_model(tmp_path):
     "A directory that holds no model: an error message and a non-zero status, no traceback; without --checkpoint, the shipped model."
     r = run('--checkpoint', str(tmp_path / 'nothing'), 'hola')
-    assert r.returncode == 1 and 'cannot load the model' in r.stderr and 'Traceback' not in r.stderr
+    assert r.returncode == 2 and '--checkpoint' in r.stderr and 'Traceback' not in r.stderr
     r = run('Jehová es mi pastor.')  # no --checkpoint: the model that ships with the package
     assert r.returncode == 0 and len(r.stdout.splitlines()) == 1 and r.stdout.strip(), r.stderr
 

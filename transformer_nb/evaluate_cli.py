@@ -17,7 +17,12 @@ from transformer_nb.model import (
     Transformer,
     check_model_dir,
 )
-from .generation_config import CHOSEN, add_arguments, from_args
+from transformer_nb.generation_config import (
+    CHOSEN,
+    add_arguments,
+    check_flags,
+    from_args,
+)
 from .translate import quantize_int8
 from .utils import ArgumentParser, float_in, in_ipython, int_in, run_main
 
@@ -260,6 +265,7 @@ def main(argv: list | None = None) -> int:
     src_lang, tgt_lang = a.direction.split('-')
     pairs, where = _pairs(p, a, src_lang)
     model, tok = _model(p, a, ckpt)
+    check_flags(a, model.config.max_len)
     config = from_args(a)  # the translator's defaults, and the flags given
     run = dict(batch_size=a.batch_size, max_new_tokens=a.max_new_tokens, progress=True)
     results = [

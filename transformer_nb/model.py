@@ -449,7 +449,10 @@ def check_model_dir(
     "The model directory `path` names; else what is missing and how to get it."
     path = resolve_model_dir(path)
     if not path.is_dir():
-        raise FileNotFoundError(f"{path} is not a directory (no model there)")
+        shipped = ', '.join(repr(n) for n in sorted(PRETRAINED))
+        raise FileNotFoundError(
+            f"{path} is not a directory (no model there; the shipped models: {shipped})"
+        )
     for name in files:
         weights = name in (WEIGHTS_NAME, LEGACY_WEIGHTS_NAME)  # either format will do
         if not (weights_file(path) if weights else path / name).exists():

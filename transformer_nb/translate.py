@@ -33,7 +33,7 @@ from transformer_nb.generate import (
 )
 from .beam import beam_search
 from .generation_config import CHOSEN, GenerationConfig
-from .generation_config import add_arguments, from_args
+from .generation_config import add_arguments, check_flags, from_args
 
 # %% ../nbs/15_translate.ipynb #99358ffc
 from transformer_nb.utils import (
@@ -454,6 +454,10 @@ def _check_args(args: argparse.Namespace):
             "TRANSFORMER_NB_CHECKPOINT"
         )
     try:
+        check_model_dir(args.checkpoint, ())  # the folder, or a shipped model's name
+    except FileNotFoundError as e:
+        raise UsageError(f"--checkpoint: {e}") from None
+    try:
         resolve_device(args.device)
     except ValueError as e:
         raise UsageError(f"--device: {e}") from None
@@ -481,6 +485,12 @@ def main(argv: list | None = None) -> int:  # the exit status
     args = build_parser().parse_args(argv)
     _check_args(args)
     tr = _load(args)
+    check_flags(args, tr.model.config.max_len)
+    if not args.sentences and sys.stdin.isatty():  # a person at a terminal: say so
+        print(
+            'reading sentences from standard input, one per line; Ctrl-D ends',
+            file=sys.stderr,
+        )
     lines = args.sentences if args.sentences else _read_lines(sys.stdin)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter('always')
