@@ -12,6 +12,7 @@ __all__ = ['kv_cache_bytes', 'IncrementalDecoder', 'NaiveDecoder', 'warp_logits'
 # %% ../nbs/13_kv_cache.ipynb #56e30ad8
 import contextlib, copy, functools
 from dataclasses import dataclass, field
+from functools import partial
 import torch
 import torch.nn.functional as F
 from torch import nn, Tensor
@@ -454,8 +455,9 @@ def generate(
     procs = logits_processors(
         c, ids[0], ids[1:], sample=c.do_sample, extra=logits_processor
     )
-    draw = lambda s: torch.multinomial(s.softmax(-1), 1, generator=generator)[:, 0]
-    choose = draw if c.do_sample else (lambda s: s.argmax(-1))
+    choose = partial(
+        next_token, do_sample=c.do_sample, generator=generator
+    )  # filters applied
     with eval_mode(model):
         res = _run_decoding(model, src, c, choose, procs, ids, output_scores)
     if return_dict_in_generate:
