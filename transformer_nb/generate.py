@@ -455,9 +455,8 @@ def generate(
     procs = logits_processors(
         c, ids[0], ids[1:], sample=c.do_sample, extra=logits_processor
     )
-    choose = partial(
-        next_token, do_sample=c.do_sample, generator=generator
-    )  # filters applied
+    # argmax or a draw; the processors have applied the sampling filters already
+    choose = partial(next_token, do_sample=c.do_sample, generator=generator)
     with eval_mode(model):
         res = _run_decoding(model, src, c, choose, procs, ids, output_scores)
     if return_dict_in_generate:
