@@ -47,7 +47,8 @@ from train_throughput import TorchTransformer  # our embeddings and output layer
 OUT = Path(__file__).resolve().parents[1] / 'data' / 'baselines.json'
 # plain greedy decoding, as the torch row decodes: no search rule against repetitions, whatever the
 # translator's defaults are
-GREEDY = dict(num_beams=1, no_repeat_ngram_size=0, repetition_penalty=1.0)
+# greedy plain search on whole verses (no sentence splitting), as the rows were measured
+GREEDY = dict(num_beams=1, no_repeat_ngram_size=0, repetition_penalty=1.0, split=False)
 
 
 def scores(hyps: list, test) -> dict:

@@ -144,7 +144,7 @@ def int8_bleu(model, tok, test, batch: int) -> dict:
     "Greedy BLEU of float32 and int8 decoding on all test verses (the plain search)."
     res, plain = {}, dict(num_beams=1, no_repeat_ngram_size=0, rerank=None)
     for q in (None, 'int8'):
-        tr = Translator(model, tok, batch_size=batch, quantize=q, **plain)
+        tr = Translator(model, tok, batch_size=batch, quantize=q, split=False, **plain)
         res[q or 'float32'] = sacrebleu.corpus_bleu(tr.translate(list(test.src)),
                                                     [list(test.tgt)]).score
     return {'bleu_float32_greedy': round(res['float32'], 2),

@@ -47,6 +47,21 @@ def test_tsv_two_settings(saved, tmp_path):
     assert len((tmp_path / 'hyp.txt').read_text(encoding='utf-8').splitlines()) == 4
 
 
+def test_split_reaches_the_translator(saved, tmp_path):
+    "--split scores the translator's sentence-by-sentence translations; without it, whole lines (the book's protocol)."
+    from transformer_nb.translate import Translator
+    valid = load_bible('valid', src_lang='es')
+    lines = [' '.join(valid.src[i:i + 3]) for i in (0, 3)], [' '.join(valid.tgt[i:i + 3]) for i in (0, 3)]
+    (tmp_path / 'para.tsv').write_text(''.join(f'{s}\t{t}\n' for s, t in zip(*lines)), encoding='utf-8')
+    tr = Translator.from_pretrained(saved / 'model', num_beams=1, max_new_tokens=6)
+    for flag in ([], ['--split']):
+        hyp = tmp_path / 'hyp.txt'
+        rc, out = run_main(['--checkpoint', str(saved / 'model'), '--tsv', str(tmp_path / 'para.tsv'), '--beams', '1',
+                            '--max-new-tokens', '6', '--hypotheses', str(hyp), *flag])
+        assert rc == 0 and json.loads(out.strip().splitlines()[-1])['split'] == bool(flag)
+        assert hyp.read_text(encoding='utf-8').splitlines() == tr.translate(lines[0], split=bool(flag))
+
+
 def test_bible_split_baseline_books(saved):
     rc, out = run_main(['--checkpoint', str(saved / 'model'), '--bible-split', 'test', '--books', 'baseline',
                         '--beams', '1', '--limit', '3', '--max-new-tokens', '5'])

@@ -68,13 +68,26 @@ def test_empty_input(model_dir):
 
 
 def test_too_long_and_unseen_characters(model_dir):
-    "A sentence past max_len is truncated with a warning on stderr; unseen characters pass as <unk>; both translate."
-    r = run('--checkpoint', str(model_dir), '--max-new-tokens', '6', '--batch-size', '1', LONG, UNSEEN)
+    "With --no-split a line past max_len is truncated with a warning on stderr; unseen characters pass as <unk>; both translate."
+    r = run('--checkpoint', str(model_dir), '--no-split', '--max-new-tokens', '6', '--batch-size', '1', LONG, UNSEEN)
     assert r.returncode == 0, r.stderr
     assert len(r.stdout.splitlines()) == 2
     assert 'warning:' in r.stderr and 'truncated' in r.stderr and 'max_len=32' in r.stderr
     with pytest.warns(UserWarning, match='truncated'):
-        assert r.stdout.splitlines() == expected(model_dir, [LONG, UNSEEN], max_new_tokens=6)
+        assert r.stdout.splitlines() == expected(model_dir, [LONG, UNSEEN], max_new_tokens=6, split=False)
+
+
+CLAUSES = ', '.join(['y juntólos en la cárcel por tres días'] * 6) + '.'  # one sentence, far past 32 pieces
+
+
+def test_lines_split_into_sentences_and_clauses(model_dir):
+    "By default a line of 12 sentences, and one long sentence of clauses, are cut until each piece fits: no truncation."
+    r = run('--checkpoint', str(model_dir), '--max-new-tokens', '6', LONG, CLAUSES)
+    assert (r.returncode, r.stderr) == (0, '')
+    assert r.stdout.splitlines() == expected(model_dir, [LONG, CLAUSES], max_new_tokens=6)
+    from transformer_nb.translate import Translator
+    tr = Translator.from_pretrained(model_dir, max_new_tokens=6)
+    assert len(tr._segments(LONG, True)) == 12 and len(tr._segments(CLAUSES, True)) > 1
 
 
 def test_missing_model(tmp_path):

@@ -79,6 +79,7 @@ def translate_ids(
     batch_size: int = 32,  # sentences per batch
     max_new_tokens: int | None = None,  # None: source length + 50 (the paper's limit)
     progress: bool = False,  # a progress bar with the time left (on a terminal)
+    split: bool = False,  # True: each verse's sentences apart, as `translate` does
     # instead of CHOSEN with these settings and PLAIN_SEARCH: the config to decode with
     generation_config: GenerationConfig | None = None,
     **settings,  # other decoding settings of the translator (no_repeat_ngram_size, ...)
@@ -88,16 +89,11 @@ def translate_ids(
     `Translator` with these settings, and `PLAIN_SEARCH` where they are silent (or
     with `generation_config` and `num_beams`)."""
     alpha = dict(gnmt_alpha=length_penalty, max_new_tokens=max_new_tokens)
-    generation_config = translate_config(generation_config, num_beams, **alpha)
+    cfg = translate_config(generation_config, num_beams, **alpha)
     was_training = model.training
     try:
-        tr = Translator(
-            model,
-            tok,
-            batch_size=batch_size,
-            generation_config=generation_config,
-            **settings,
-        )
+        run = dict(batch_size=batch_size, split=split, generation_config=cfg)
+        tr = Translator(model, tok, **run, **settings)
         return tr.translate_ids(sentences, progress=progress)
     finally:
         model.train(was_training)  # the translator switched it to evaluation mode
@@ -548,6 +544,7 @@ def evaluate_model(
     tgt_lang: str = 'en',
     edges: Sequence[int] = (10, 20, 30, 40, 60),  # source-length buckets (words)
     progress: bool = False,  # a progress bar while translating (on a terminal)
+    split: bool = False,  # True: each verse's sentences apart (chapter 15)
     generation_config: GenerationConfig | None = None,  # as in `translate_ids`
     **settings,  # other decoding settings, passed on to translate_ids
 ) -> dict:
@@ -556,16 +553,13 @@ def evaluate_model(
     cfg = translate_config(generation_config, num_beams, length_penalty)
     cfg = cfg.update(num_beams=num_beams, max_new_tokens=max_new_tokens, **settings)
     run = dict(batch_size=batch_size, progress=progress, direction=direction)
+    run['split'] = split
     ids = translate_ids(model, tok, pairs.src, generation_config=cfg, **run)
     seconds, hyps = time.perf_counter() - t0, tok.decode(ids) if ids else []
-    return {
-        **_labels(cfg),
-        **corpus_scores(hyps, pairs.tgt),
-        **error_analysis(pairs.src, hyps, pairs.tgt, tok, ids, src_lang, tgt_lang),
-        'by_length': bleu_by_length(pairs.src, hyps, pairs.tgt, edges),
-        'seconds': seconds,
-        'hypotheses': hyps,
-    }
+    out = {**_labels(cfg), **corpus_scores(hyps, pairs.tgt)}
+    out |= error_analysis(pairs.src, hyps, pairs.tgt, tok, ids, src_lang, tgt_lang)
+    out['by_length'] = bleu_by_length(pairs.src, hyps, pairs.tgt, edges)
+    return out | {'seconds': seconds, 'hypotheses': hyps}
 
 # %% ../nbs/17_evaluation.ipynb #382b40a1
 def first_without_errors(

@@ -119,7 +119,7 @@ def _add_data_arguments(p: ArgumentParser):
 
 # %% ../nbs/97_evaluate_cli.ipynb #667ee284
 def _add_selection_arguments(p: ArgumentParser):
-    "Which way to translate, and which books of a --bible-split."
+    "Which way to translate, which books of a --bible-split, and sentence by sentence?"
     p.add_argument(
         '--direction',
         default='es-en',
@@ -131,6 +131,12 @@ def _add_selection_arguments(p: ArgumentParser):
         nargs='+',
         metavar='BOOK',
         help="with --bible-split: only these books ('baseline': the seven short books)",
+    )
+    p.add_argument(
+        '--split',
+        action='store_true',
+        help="translate each verse's sentences apart and join them, as translate "
+        'does (default: whole verses, as the book scores them)',
     )
 
 # %% ../nbs/97_evaluate_cli.ipynb #d4a28c8a
@@ -223,7 +229,8 @@ def _pairs(p: ArgumentParser, a, src_lang: str) -> tuple:
 
 # %% ../nbs/97_evaluate_cli.ipynb #7e7353cd
 def _model(p: ArgumentParser, a, ckpt: Path) -> tuple:
-    "The model (int8 with --int8) and its tokenizer, checked to share one vocabulary."
+    """The model (int8 with --int8) and its tokenizer, checked to share one vocabulary,
+    and the decoding config of the flags."""
     model, tok = Transformer.from_pretrained(ckpt), Tokenizer.load(ckpt)
     if a.int8:
         model = quantize_int8(model)
@@ -232,7 +239,8 @@ def _model(p: ArgumentParser, a, ckpt: Path) -> tuple:
             f"tokenizer has {tok.vocab_size} pieces but the model's vocabulary is "
             f"{model.config.src_vocab_size}"
         )
-    return model, tok
+    check_flags(a, model.config.max_len)
+    return model, tok, from_args(a)  # the translator's defaults, and the flags given
 
 # %% ../nbs/97_evaluate_cli.ipynb #6493c121
 def _report(a, results: list, n: int, where: str, ckpt: Path):
@@ -250,6 +258,7 @@ def _report(a, results: list, n: int, where: str, ckpt: Path):
         'data': where,
         'n': n,
         'direction': a.direction,
+        'split': a.split,
         'bleu_signature': first['bleu_signature'],
         'chrf_signature': first['chrf_signature'],
         'results': [keep(r) for r in results],
@@ -264,10 +273,9 @@ def main(argv: list | None = None) -> int:
     ckpt = _checkpoint(p, a)
     src_lang, tgt_lang = a.direction.split('-')
     pairs, where = _pairs(p, a, src_lang)
-    model, tok = _model(p, a, ckpt)
-    check_flags(a, model.config.max_len)
-    config = from_args(a)  # the translator's defaults, and the flags given
+    model, tok, config = _model(p, a, ckpt)
     run = dict(batch_size=a.batch_size, max_new_tokens=a.max_new_tokens, progress=True)
+    run['split'] = a.split
     results = [
         evaluate_model(
             model,
