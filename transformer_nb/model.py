@@ -475,10 +475,13 @@ def load_pretrained(
     """Rebuild a `Transformer` from what `save_pretrained` wrote (an older `model.pt`:
     weights_only=True)."""
     path = check_model_dir(path)  # a directory, or the name of a shipped model ('book')
-    model = Transformer(read_config(path / CONFIG_NAME))
-    weights = weights_file(path)
+    config, weights = read_config(path / CONFIG_NAME), weights_file(path)
     state = read_weights(weights, map_location)
-    check_state_dict(state, model, weights)
+    with torch.device(
+        'meta'
+    ):  # shapes only: a config that does not fit allocates nothing
+        check_state_dict(state, Transformer(config), weights)
+    model = Transformer(config)
     model.load_state_dict(
         {k: v.to(dtype) if v.is_floating_point() else v for k, v in state.items()}
     )
