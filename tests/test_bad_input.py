@@ -196,6 +196,12 @@ def test_one_status_for_one_mistake(command, tmp_path, capsys):
            command, '--num-beams' if command == 'translate' else '--beams', '0', *data)
 
 
+def test_export_missing_model_is_a_flag_given_wrong(tmp_path, capsys):
+    "A model folder that does not exist, through export as through translate and evaluate: status 2, the flag named."
+    nowhere = str(tmp_path / 'nowhere')
+    expect(capsys, 2, ['--model', 'not a directory'], 'export', '--to', 'ct2', '--model', nowhere, str(tmp_path / 'out'))
+
+
 def test_translate_training_run_folder(tmp_path, capsys, model_dir):
     run = tmp_path / 'run'
     run.mkdir()
@@ -432,10 +438,11 @@ def test_train_usage_errors_write_nothing(tmp_path, capsys, monkeypatch):
 
 
 def test_train_missing_files(tmp_path, capsys):
+    "A file given wrong: status 2 and the flag named, before the run folder is touched."
     for flag in ('--corpus', '--tokenizer'):
         expect(
             capsys,
-            1,
+            2,
             [flag, 'no such file'],
             'train',
             '--max-steps',
@@ -542,7 +549,7 @@ def test_train_help_describes_every_flag(capsys):
         '--time-budget MINUTES',
         'minutes of training',
         'one of base, big, small, tiny',
-        'one of auto, fp32, bf16, fp16',
+        'one of auto, native, fp32, bf16, fp16',
         'default: runs/default',
         'presets (--preset NAME)',
         'book   model small',

@@ -91,6 +91,8 @@ def test_python_dash_m(saved):
                         '--limit', '2', '--max-new-tokens', '4'], capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]
     summary = json.loads(r.stdout.strip().splitlines()[-1])
+    # stderr is a pipe, not a terminal: progress comes as plain lines, the last at 100 %
+    assert r.stderr.strip().splitlines()[-1].startswith('2/2 sentences (100%)'), r.stderr
     d = CHOSEN  # the translator's defaults, chosen in chapter 17, named where not plain
     name = f"beam 2, α={d.gnmt_alpha:g}"
     name += f", block {d.no_repeat_ngram_size}" if d.no_repeat_ngram_size else ''

@@ -87,6 +87,8 @@ def test_hf_files_and_tokenizer(hf_dir, book, verses):
     names = {p.name for p in hf_dir.iterdir()}
     assert {'config.json', 'generation_config.json', 'model.safetensors', 'source.spm',
             'target.spm', 'vocab.json', 'tokenizer_config.json'} <= names, names
+    modes = {p.name: p.stat().st_mode & 0o777 for p in hf_dir.iterdir()}
+    assert len(set(modes.values())) == 1, f'files of one export with different modes: {modes}'
     tok = transformers.AutoTokenizer.from_pretrained(hf_dir)
     assert type(tok).__name__ == 'MarianTokenizer'
     assert tok(verses).input_ids == book.tok.encode(verses)
@@ -130,7 +132,10 @@ def test_ct2_greedy_matches(book, greedy, greedy_block, verses, tmp_path):
     ctranslate2 = extra('ctranslate2')
     from transformer_nb.export import export_ct2
     d = export_ct2(book.model, book.tok, tmp_path / 'ct2')
-    assert {'model.bin', 'config.json'} <= {p.name for p in d.iterdir()}
+    assert {'model.bin', 'config.json', 'tokenizer.model'} <= {p.name for p in d.iterdir()}
+    import sentencepiece  # a CTranslate2 user tokenizes with the model beside the weights
+    sp = sentencepiece.SentencePieceProcessor(model_file=str(d / 'tokenizer.model'))
+    assert [sp.encode(v, out_type=str) for v in verses] == [book.tok.pieces(v) for v in verses]
     tr = ctranslate2.Translator(str(d), device='cpu', intra_threads=2)
     for ours, block in ((greedy, 0), (greedy_block, 4)):
         res = tr.translate_batch([book.tok.pieces(v) for v in verses], beam_size=1,

@@ -36,6 +36,11 @@ def test_train_export_score_and_average(tmp_path):
     assert r.returncode == 0, r.stderr[-3000:]
     summary = json.loads(r.stdout.splitlines()[0])
     assert summary['stopped'] == 'max_steps' and summary['step'] == 8
+    # the precision it computes in, and why, said at the start and kept beside the model
+    from transformer_nb.recipe import precision_reason
+    used = precision_reason('auto', torch.device('cpu'))
+    assert f'precision: {used}' in r.stderr.splitlines(), r.stderr[-2000:]
+    assert json.loads((model_dir / 'training_config.json').read_text())['precision_used'] == used
     log = read_log(out / 'log.csv')
     assert [int(s) for s in log['train']['step']] == [5] and [int(s) for s in log['valid']['step']] == [4, 8]
     assert 'valid_avg' in log  # the last two snapshots were averaged

@@ -116,3 +116,24 @@ def test_short_inputs_translate():
     assert not any(o.strip(' .!¡') == s.strip(' .!¡') for o, s in zip(out, SHORT)), out
     assert out[1].lower().startswith('hello'), out  # 'Hola.'
     assert 'twenty' in out[-1].lower() and 'three' in out[-1].lower(), out  # 'veintitrés'
+
+
+def test_one_case_lines_are_recased():
+    "A line typed in lower case or in capitals reads as the cased one (names from the vocabulary); --no-truecase keeps it."
+    r = run('hola', 'HOLA', 'Hola')
+    assert r.returncode == 0, r.stderr
+    out = r.stdout.splitlines()
+    assert out[0] == out[1] == out[2] and out[0].lower().startswith('hello'), out
+    r = run('--no-truecase', 'jehová es mi pastor.')
+    assert r.returncode == 0 and r.stdout.splitlines() == expected('book', ['jehová es mi pastor.'], truecase=False)
+
+
+def test_numbers_in_digits_come_back_in_digits():
+    "The shipped model has seen numbers only in words: digits are spelled for it and written back; --keep-digits reads them as they are."
+    r = run('Tengo 25 años.', 'Había 300 hombres en la ciudad.')
+    assert r.returncode == 0, r.stderr
+    out = r.stdout.splitlines()
+    assert '25' in out[0] and '300' in out[1], out
+    r = run('--keep-digits', 'Tengo 25 años.')
+    assert r.returncode == 0 and r.stdout.splitlines() == expected('book', ['Tengo 25 años.'], spell_digits=False)
+

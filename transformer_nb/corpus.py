@@ -19,6 +19,8 @@ from transformer_nb.data import (
     _finish,
     bible_splits,
     book_of,
+    corpus_path,
+    load_bible,
 )
 from .utils import ArgumentParser, UsageError, in_ipython, run_main
 
@@ -316,6 +318,16 @@ def _check_build(args):
         )
 
 
+def _stats() -> list:
+    "`data stats`: the corpus, then each split with what it left out of it, and why."
+    lines = [f"{'corpus':6} {len(load_bible()):6,} pairs ({corpus_path().name})"]
+    for name, pairs in bible_splits().items():
+        why = Counter(s.split(': ', 1)[-1] for s in pairs.skipped)  # 'id: reason'
+        left = '; '.join(f'{n} left out: {r}' for r, n in why.items())
+        lines.append(f'{name:6} {len(pairs):6,} pairs' + (f' ({left})' if left else ''))
+    return lines
+
+
 def main(argv=None):
     "Command line: `transformer-nb data build|stats`."
     args = _parser().parse_args(argv)
@@ -323,8 +335,7 @@ def main(argv=None):
         _check_build(args)
         build_bible_corpus(args.out, args.sword_path)
     else:
-        for name, pairs in bible_splits().items():
-            print(f'{name:6} {len(pairs):6,} pairs')
+        print('\n'.join(_stats()))
 
 # %% ../nbs/90_corpus.ipynb #17352444
 if __name__ == '__main__' and not in_ipython():  # python -m transformer_nb.corpus

@@ -79,7 +79,8 @@ def translate_ids(
     batch_size: int = 32,  # sentences per batch
     max_new_tokens: int | None = None,  # None: source length + 50 (the paper's limit)
     progress: bool = False,  # a progress bar with the time left (on a terminal)
-    split: bool = False,  # True: each verse's sentences apart, as `translate` does
+    # True: read each verse as `translate` does (sentences, casing)
+    split: bool = False,
     # instead of CHOSEN with these settings and PLAIN_SEARCH: the config to decode with
     generation_config: GenerationConfig | None = None,
     **settings,  # other decoding settings of the translator (no_repeat_ngram_size, ...)
@@ -92,8 +93,8 @@ def translate_ids(
     cfg = translate_config(generation_config, num_beams, **alpha)
     was_training = model.training
     try:
-        run = dict(batch_size=batch_size, split=split, generation_config=cfg)
-        tr = Translator(model, tok, **run, **settings)
+        run = dict(batch_size=batch_size, split=split, truecase=split)
+        tr = Translator(model, tok, generation_config=cfg, **run, **settings)
         return tr.translate_ids(sentences, progress=progress)
     finally:
         model.train(was_training)  # the translator switched it to evaluation mode

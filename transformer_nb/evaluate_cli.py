@@ -135,8 +135,8 @@ def _add_selection_arguments(p: ArgumentParser):
     p.add_argument(
         '--split',
         action='store_true',
-        help="translate each verse's sentences apart and join them, as translate "
-        'does (default: whole verses, as the book scores them)',
+        help='read each source as translate does: sentence by sentence, recased if '
+        'typed in one case (default: whole verses as written, as the book scores them)',
     )
 
 # %% ../nbs/97_evaluate_cli.ipynb #d4a28c8a

@@ -5,8 +5,8 @@
 # %% auto #0
 __all__ = ['PRESETS', 'LEGACY_NAMES', 'SHIPPED_PREFIX', 'PRETRAINED', 'CONFIG_NAME', 'WEIGHTS_NAME', 'TOKENIZER_NAME',
            'LEGACY_WEIGHTS_NAME', 'Transformer', 'shipped_path', 'pretrained_path', 'resolve_model_dir',
-           'ModelFileError', 'read_weights', 'check_state_dict', 'read_config', 'save_pretrained', 'weights_file',
-           'check_model_dir', 'load_pretrained', 'TransformerConfig', 'TIE_MODES']
+           'ModelFileError', 'read_weights', 'check_state_dict', 'check_tokenizer', 'read_config', 'save_pretrained',
+           'weights_file', 'check_model_dir', 'load_pretrained', 'TransformerConfig', 'TIE_MODES']
 
 # %% ../nbs/08_model.ipynb #64ae05d6
 import json, os, shutil
@@ -341,6 +341,29 @@ def check_state_dict(state, model: nn.Module, path):
             if x
         ]
         raise ModelFileError(f"{path} does not fit its config.json: {'; '.join(parts)}")
+
+# %% ../nbs/08_model.ipynb #0e7b216f
+def check_tokenizer(model: Transformer, tokenizer):  # a Tokenizer (chapter 9)
+    "A ValueError unless the tokenizer's pieces and special ids fit the model's."
+    c = model.config
+    if tokenizer.vocab_size > min(c.src_vocab_size, c.tgt_vocab):
+        raise ValueError(
+            f"the tokenizer has {tokenizer.vocab_size} pieces but the model's "
+            "vocabulary is "
+            f"{c.src_vocab_size} (source) / {c.tgt_vocab} (target): they do not "
+            "belong together"
+        )
+    ids = (
+        tokenizer.pad_token_id,
+        tokenizer.unk_token_id,
+        tokenizer.bos_token_id,
+        tokenizer.eos_token_id,
+    )
+    if ids != (c.pad_token_id, c.unk_token_id, c.bos_token_id, c.eos_token_id):
+        raise ValueError(
+            f"special ids differ: tokenizer pad/unk/bos/eos = {ids}, model "
+            f"{(c.pad_token_id, c.unk_token_id, c.bos_token_id, c.eos_token_id)}"
+        )
 
 # %% ../nbs/08_model.ipynb #dab844c1
 def read_config(path) -> TransformerConfig:

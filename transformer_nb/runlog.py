@@ -7,12 +7,14 @@ __all__ = ['PEAK_FLOPS', 'LOG_FIELDS', 'peak_flops', 'model_flops_utilization', 
            'progress_bar', 'advance_bar', 'show_stats']
 
 # %% ../nbs/92_run_log.ipynb #12b7876d
-import csv, math
+import csv, math, sys
 from pathlib import Path
 
 import torch
 import torch.distributed as dist
 from fastcore.basics import patch
+
+from .utils import PlainProgress
 
 # %% ../nbs/92_run_log.ipynb #bea0aa0b
 PEAK_FLOPS = {  # dense 16-bit tensor-core peak per GPU, FLOP/s (bf16; T4, V100: fp16)
@@ -161,7 +163,10 @@ def interval_stats(
 
 # %% ../nbs/92_run_log.ipynb #57b0cf49
 def progress_bar(total: int | None = None, initial: int = 0):
-    "A tqdm bar of training updates (`total` None: unknown)."
+    """A tqdm bar of training updates on a terminal (`total` None: unknown); where stderr
+    is not one (a log, a notebook), `PlainProgress` lines."""
+    if not sys.stderr.isatty():
+        return PlainProgress(total, 'update', sys.stderr, initial=initial)
     from tqdm import tqdm
 
     return tqdm(

@@ -30,6 +30,7 @@ from .data import Tokenizer
 from transformer_nb.recipe import (
     TrainConfig,
     TRAIN_PRESETS,
+    precision_reason,
     resolve_precision,
     load_split,
     make_tokenizer,
@@ -276,6 +277,7 @@ def _setup_model(self: Trainer):
         self.model, self.model.config.d_model, cfg.warmup, cfg.factor
     )
     self.dtype = resolve_precision(cfg.precision, dev)
+    self.precision = precision_reason(cfg.precision, dev)  # which type, and why
     self.scaler = torch.amp.GradScaler(dev.type, enabled=self.dtype == torch.float16)
     self.peak = peak_flops(dev)
     self.step, self.elapsed, self.tokens_seen = 0, 0.0, 0
@@ -678,6 +680,7 @@ def export(
     if (self.out / LOG_NAME).exists():
         shutil.copyfile(self.out / LOG_NAME, path / 'training_log.csv')
     settings = {**self.cfg.to_dict(), 'weights': which, 'steps': self.step}
+    settings['precision_used'] = self.precision
     (path / 'training_config.json').write_text(json.dumps(settings, indent=2))
     return path
 

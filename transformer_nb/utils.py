@@ -4,12 +4,13 @@
 
 # %% auto #0
 __all__ = ['DEVICES', 'DEBUG_ENV', 'USER_ERRORS', 'ISSUES', 'SLIPS', 'mps_available', 'resolve_device', 'in_ipython', 'int_in',
-           'float_in', 'check_fields', 'ArgumentParser', 'UsageError', 'run_main']
+           'float_in', 'check_fields', 'ArgumentParser', 'UsageError', 'run_main', 'PlainProgress', 'progress']
 
 # %% ../nbs/00_utils.ipynb #f9497d20
-import argparse, dataclasses, linecache, math, os, sys, types, typing
+import argparse, dataclasses, linecache, math, os, sys, time, types, typing
 from pathlib import Path
 import torch
+from tqdm import tqdm
 
 # %% ../nbs/00_utils.ipynb #d5e49797
 DEVICES = "'auto', 'cpu', 'cuda', 'cuda:N' or 'mps'"
@@ -256,3 +257,72 @@ def _internal(e: BaseException) -> str:
         f"transformer-nb {__version__}, not in your command: please report it at "
         f"{ISSUES} (--debug shows the traceback)"
     )
+
+# %% ../nbs/00_utils.ipynb #0da6ff1b
+def _clock(seconds: float) -> str:
+    "m:ss (h:mm:ss past an hour)."
+    s = max(0, round(seconds))
+    return (
+        f'{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}'
+        if s >= 3600
+        else f'{s // 60}:{s % 60:02d}'
+    )
+
+# %% ../nbs/00_utils.ipynb #809f1faa
+class PlainProgress:
+    """Progress as plain lines: every `every` of `total` or `seconds`, with the time
+    left and what `set_postfix` adds (a tqdm bar's methods, for a log)."""
+
+    def __init__(
+        self, total, unit, stream, every=0.1, seconds=30.0, clock=None, initial=0
+    ):
+        self.total, self.unit, self.stream = total, unit, stream  # total None: unknown
+        self.every, self.seconds = every, seconds
+        self.clock = clock or time.monotonic
+        self.n = self.shown = self.initial = initial
+        self.start = self.shown_at = self.clock()
+        self.postfix = ''
+
+    def update(self, n: int = 1):
+        self.n += n
+        now, total = self.clock(), self.total
+        due = total is not None and (
+            self.n >= total or self.n - self.shown >= self.every * total
+        )
+        if due or now - self.shown_at >= self.seconds:
+            print(_progress_line(self, now), file=self.stream, flush=True)
+            self.shown, self.shown_at = self.n, now
+
+    def set_postfix(self, **values):
+        self.postfix = ', '.join(f'{k}={v}' for k, v in values.items())
+
+    def set_postfix_str(self, text: str, refresh: bool = False):
+        self.postfix = text
+
+    def close(self):
+        pass
+
+# %% ../nbs/00_utils.ipynb #362083e3
+def _progress_line(p: PlainProgress, now: float) -> str:
+    "'300/1,000 sentences (30%), 0:12 spent, about 0:28 left; loss=3.2'"
+    spent, done = now - p.start, p.n - p.initial
+    if p.total is None:
+        text = f'{p.n:,} {p.unit}s, {_clock(spent)} spent'
+    else:
+        left = spent / max(done, 1) * (p.total - p.n)
+        text = (
+            f'{p.n:,}/{p.total:,} {p.unit}s ({p.n / p.total:.0%}), '
+            f'{_clock(spent)} spent, about {_clock(left)} left'
+        )
+    return text + (f'; {p.postfix}' if p.postfix else '')
+
+# %% ../nbs/00_utils.ipynb #f8c54393
+def progress(total: int, unit: str = 'item', enabled: bool = True, stream=None):
+    """A tqdm bar on a terminal, `PlainProgress` lines elsewhere, nothing if not
+    `enabled`: an object with `update(n)` and `close()`."""
+    stream = stream or sys.stderr
+    if not enabled or total <= 0:
+        return tqdm(total=total, disable=True)
+    if getattr(stream, 'isatty', lambda: False)():
+        return tqdm(total=total, unit=unit, file=stream)
+    return PlainProgress(total, unit, stream)
