@@ -163,8 +163,8 @@ def interval_stats(
 
 # %% ../nbs/92_run_log.ipynb #57b0cf49
 def progress_bar(total: int | None = None, initial: int = 0):
-    """A tqdm bar of training updates on a terminal (`total` None: unknown); where stderr
-    is not one (a log, a notebook), `PlainProgress` lines."""
+    """A tqdm bar of training updates on a terminal (`total` None: unknown); where
+    stderr is not one (a log, a notebook), `PlainProgress` lines."""
     if not sys.stderr.isatty():
         return PlainProgress(total, 'update', sys.stderr, initial=initial)
     from tqdm import tqdm

@@ -315,8 +315,8 @@ def _decode(self: Translator, src: Tensor, c, texts: list, extra=()) -> list:
 # %% ../nbs/15_translate.ipynb #db6266c4
 @patch
 def _segments(self: Translator, line: str, split: bool) -> list:
-    """What a line is translated as: itself, or its sentences (long ones cut at clauses);
-    recased if it is in one case and the translator truecases."""
+    """What a line is translated as: itself, or its sentences (long ones cut at
+    clauses); recased first if it is in one case and the translator truecases."""
     if self.capitals and line.strip() not in LEARNED_AS_TYPED:
         line = truecase(line, self.capitals)
     if not split:
