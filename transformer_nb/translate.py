@@ -322,7 +322,8 @@ def _segments(self: Translator, line: str, split: bool) -> list:
     if not split:
         return [line]
     T = self.model.config.max_len
-    fits = lambda s: len(self.tok.encode(s)) <= T
+    # at most two pieces a character and ⟨EOS⟩: a short sentence fits without encoding
+    fits = lambda s: 2 * len(s) < T or len(self.tok.encode(s)) <= T
     return [c for s in split_sentences(line) for c in split_clauses(s, fits)]
 
 # %% ../nbs/15_translate.ipynb #905e005b
