@@ -24,7 +24,7 @@ each slows the other: CTranslate2 alone took 3.4-4.1 s for the 300 verses at two
 in this script beside PyTorch. Compare at several threads in separate processes instead.
 
 Also measured: the speed-up of the KV cache (greedy, cached against recomputing the prefix, 32 verses
-forced to exactly 64 and 128 new tokens), and the BLEU change of int8 decoding (`quantize_int8`) on
+forced to exactly 64 and 128 new tokens), and the BLEU change of int8 decoding (`optimize_for(model, 'int8')`) on
 all test verses, greedy. The last line is JSON, also written to data/decode_speed.json.
 
 Needs `pip install "transformer-nb[bench]"` (transformers, ctranslate2); the package never imports them.
@@ -38,8 +38,9 @@ import sacrebleu
 from transformer_nb.beam import beam_search
 from transformer_nb.marian import marian_copy
 from transformer_nb.data import load_bible
-from transformer_nb.generate import generate, onednn_available, pack_for_cpu
-from transformer_nb.translate import Translator, quantize_int8, tensor_of
+from transformer_nb.deploy import optimize_for
+from transformer_nb.generate import generate
+from transformer_nb.translate import Translator, tensor_of
 
 
 def batches_of(tok, sentences, batch, max_len):
@@ -60,8 +61,8 @@ class Systems:
     "Callables that decode one batch of source ids and return output ids, per system and setting."
     def __init__(self, model, tok, use_ct2: bool, use_hf: bool, tmp: str):
         self.tok, self.c = tok, model.config
-        self.model = pack_for_cpu(model) if onednn_available() else model  # as Translator decodes
-        self.q8 = quantize_int8(model)
+        self.model = optimize_for(model, 'auto')  # prepacked, as Translator.from_pretrained decodes
+        self.q8 = optimize_for(model, 'int8')
         self.hf = marian_copy(model) if use_hf else None
         self.ct2, self.threads = {}, 1
         if use_ct2:
@@ -144,7 +145,7 @@ def int8_bleu(model, tok, test, batch: int) -> dict:
     "Greedy BLEU of float32 and int8 decoding on all test verses (the plain search)."
     res, plain = {}, dict(num_beams=1, no_repeat_ngram_size=0, rerank=None)
     for q in (None, 'int8'):
-        tr = Translator(model, tok, batch_size=batch, quantize=q, split=False, **plain)
+        tr = Translator(optimize_for(model, q or 'auto'), tok, batch_size=batch, split=False, **plain)
         res[q or 'float32'] = sacrebleu.corpus_bleu(tr.translate(list(test.src)),
                                                     [list(test.tgt)]).score
     return {'bleu_float32_greedy': round(res['float32'], 2),
@@ -168,7 +169,7 @@ def main():
                     'data/decode_speed.json of the checkout, which chapter 18 shows; none with --quick)')
     args = ap.parse_args()
     if args.quick: args.verses, args.threads, args.repeats = 64, [1], 1
-    book = Translator.from_pretrained('book', pack=False)  # the float32 model as trained
+    book = Translator.from_pretrained('book', optimize=None)  # the float32 model as trained
     model, tok, c = book.model, book.tok, book.model.config
     test = load_bible('test', src_lang='es')
     batches = batches_of(tok, test.src[:args.verses], args.batch, c.max_len)

@@ -5,7 +5,8 @@ the whole batch: about two thirds of the test verses changed with their batch (c
 import torch
 
 from transformer_nb.data import load_bible
-from transformer_nb.translate import RowInt8, Translator
+from transformer_nb.deploy import RowInt8
+from transformer_nb.translate import Translator
 
 
 def test_rows_are_computed_alone():
@@ -18,7 +19,7 @@ def test_rows_are_computed_alone():
 
 def test_int8_translation_hardly_depends_on_the_batch():
     verses = load_bible('test', src_lang='es').src[:50]
-    tr = Translator.from_pretrained('book', quantize='int8', num_beams=1)
+    tr = Translator.from_pretrained('book', optimize='int8', num_beams=1)
     alone = [tr.translate(v) for v in verses]
     for batch_size in (50, 7):
         same = sum(a == b for a, b in zip(tr.translate(verses, batch_size=batch_size), alone))

@@ -84,3 +84,34 @@ def test_resume_refuses_a_different_setup(tmp_path, tokenizer):
     assert fresh.returncode == 0, fresh.stderr[-2000:]
     assert [p.name for p in sorted((tmp_path / 'r' / 'weights').iterdir())] == ['step_0000002.pt']
     assert load_checkpoint(tmp_path / 'r' / 'checkpoint.pt')['step'] == 2
+
+
+def fused(state: dict) -> dict:
+    "A state_dict as 0.6 wrote it: each attention's q_proj and kv_proj rows stacked in one in_proj."
+    out = {}
+    for k, v in state.items():
+        if '.kv_proj.' in k:
+            continue
+        if '.q_proj.' in k:
+            out[k.replace('.q_proj.', '.in_proj.')] = torch.cat([v, state[k.replace('.q_proj.', '.kv_proj.')]])
+        else:
+            out[k] = v
+    return out
+
+
+def test_a_checkpoint_of_the_fused_layout(tmp_path, tokenizer):
+    "0.6 fused attention's input projections: its weights load; resuming says which version can, in one line."
+    from transformer_nb.multihead import upgrade_state_dict
+    ok = run(cli(tmp_path / 'r', tokenizer, '--max-steps', '2', '--average-last', '1'))
+    assert ok.returncode == 0, ok.stderr[-2000:]
+    ckpt = load_checkpoint(tmp_path / 'r' / 'checkpoint.pt')
+    old = fused(ckpt['model'])
+    assert any('.in_proj.' in k for k in old)
+    new = upgrade_state_dict(old)  # what loading does with it: the same tensors, bit for bit
+    assert sorted(new) == sorted(ckpt['model'])
+    assert all(torch.equal(new[k], v) for k, v in ckpt['model'].items())
+    torch.save({**ckpt, 'model': old}, tmp_path / 'r' / 'checkpoint.pt')
+    bad = run([sys.executable, '-m', 'transformer_nb.train_cli', '--resume', '--out-dir', str(tmp_path / 'r'),
+               '--max-steps', '4'])
+    assert bad.returncode != 0 and 'transformer-nb 0.6' in bad.stderr, bad.stderr[-2000:]
+    assert 'Traceback' not in bad.stderr

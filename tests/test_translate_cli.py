@@ -51,11 +51,11 @@ def test_stdin_greedy_and_blank_lines(model_dir):
 
 
 def test_int8(model_dir):
-    "--int8 decodes with the int8 copy: exactly what Translator(quantize='int8') gives."
+    "--int8 decodes with the int8 copy: exactly what Translator.from_pretrained(optimize='int8') gives."
     r = run('--checkpoint', str(model_dir), '--int8', '--max-new-tokens', '8', *SENTENCES)
     assert r.returncode == 0, r.stderr
     assert r.stdout.splitlines() == expected(model_dir, SENTENCES, max_new_tokens=8,
-                                             quantize='int8')
+                                             optimize='int8')
     r = run('--checkpoint', str(model_dir), '--int8', '--device', 'cuda', 'x')
     if 'not available' not in r.stderr:  # where CUDA exists: --int8 asks for the CPU
         assert r.returncode == 2 and '--int8' in r.stderr and len(r.stderr.splitlines()) == 1

@@ -1,4 +1,4 @@
-__version__ = "0.6.0"
+__version__ = "0.7.0"
 
 # What users reach for first, importable from the package root. Imported on first use (PEP 562), so that
 # `import transformer_nb` stays cheap and loading a Translator never imports the trainer.
@@ -7,7 +7,7 @@ __version__ = "0.6.0"
 # decoder is `from transformer_nb.generate import generate`.
 _LAZY = {'Transformer': 'model', 'TransformerConfig': 'model', 'load_pretrained': 'model',
          'save_pretrained': 'model', 'Tokenizer': 'data', 'beam_search': 'beam',
-         'Translator': 'translate', 'Trainer': 'train', 'TrainConfig': 'train'}
+         'Translator': 'translate', 'optimize_for': 'deploy', 'Trainer': 'train', 'TrainConfig': 'train'}
 __all__ = ['__version__', *_LAZY]
 
 

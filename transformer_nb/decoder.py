@@ -9,7 +9,7 @@ __all__ = ['shift_right', 'DecoderLayer', 'DecoderCache', 'Decoder', 'copy_decod
 import torch
 from torch import nn, Tensor
 from fastcore.basics import patch
-from .multihead import MultiHeadAttention, KVCache
+from .multihead import MultiHeadAttention, KVCache, copy_to_torch
 from .feedforward import PositionwiseFeedForward
 from .encoder import Embeddings, LayerStack, TransformerConfig
 from .encoder import check_config, residual
@@ -160,9 +160,7 @@ def copy_decoder_layer_to_torch(
             (ours.self_attn, theirs.self_attn),
             (ours.cross_attn, theirs.multihead_attn),
         ):
-            b.in_proj_weight.copy_(a.in_proj.weight)
-            b.in_proj_bias.copy_(a.in_proj.bias)
-            b.out_proj.load_state_dict(a.out_proj.state_dict())
+            copy_to_torch(a, b)
         theirs.linear1.load_state_dict(ours.ff.linear1.state_dict())
         theirs.linear2.load_state_dict(ours.ff.linear2.state_dict())
         for a, b in (

@@ -14,7 +14,7 @@ import torch
 from torch import nn, Tensor
 from fastcore.basics import patch
 from .utils import check_fields
-from .multihead import MultiHeadAttention
+from .multihead import MultiHeadAttention, copy_to_torch
 from .feedforward import PositionwiseFeedForward
 from .positional import positional_encoding
 from .sublayer import SublayerConnection
@@ -320,9 +320,7 @@ def copy_encoder_layer_to_torch(
     """Copy the weights of our encoder layer into a `torch.nn.TransformerEncoderLayer`
     of the same sizes."""
     with torch.no_grad():
-        theirs.self_attn.in_proj_weight.copy_(ours.self_attn.in_proj.weight)
-        theirs.self_attn.in_proj_bias.copy_(ours.self_attn.in_proj.bias)
-        theirs.self_attn.out_proj.load_state_dict(ours.self_attn.out_proj.state_dict())
+        copy_to_torch(ours.self_attn, theirs.self_attn)
         theirs.linear1.load_state_dict(ours.ff.linear1.state_dict())
         theirs.linear2.load_state_dict(ours.ff.linear2.state_dict())
         theirs.norm1.load_state_dict(ours.sublayer1.norm.state_dict())

@@ -19,6 +19,7 @@ from .model import Transformer
 from dataclasses import fields
 from .generation_config import CHOSEN, GenerationConfig
 from .translate import Translator
+from .deploy import optimize_for
 
 # %% ../nbs/17_evaluation.ipynb #5fc1ae63
 def corpus_scores(
@@ -91,13 +92,11 @@ def translate_ids(
     with `generation_config` and `num_beams`)."""
     alpha = dict(gnmt_alpha=length_penalty, max_new_tokens=max_new_tokens)
     cfg = translate_config(generation_config, num_beams, **alpha)
-    was_training = model.training
-    try:
-        run = dict(batch_size=batch_size, split=split, truecase=split)
-        tr = Translator(model, tok, generation_config=cfg, **run, **settings)
-        return tr.translate_ids(sentences, progress=progress)
-    finally:
-        model.train(was_training)  # the translator switched it to evaluation mode
+    run = dict(batch_size=batch_size, split=split, truecase=split)
+    # a prepacked copy on a float32 CPU (chapter 13a); the model itself elsewhere
+    deployed = optimize_for(model, 'auto')
+    tr = Translator(deployed, tok, generation_config=cfg, **run, **settings)
+    return tr.translate_ids(sentences, progress=progress)
 
 # %% ../nbs/17_evaluation.ipynb #c8481294
 def translate(

@@ -23,7 +23,7 @@ from transformer_nb.generation_config import (
     check_flags,
     from_args,
 )
-from .translate import quantize_int8
+from .deploy import optimize_for
 from .utils import ArgumentParser, float_in, in_ipython, int_in, run_main
 
 # %% ../nbs/97_evaluate_cli.ipynb #ea1c15de
@@ -175,7 +175,7 @@ def _add_run_arguments(p: ArgumentParser):
     p.add_argument(
         '--int8',
         action='store_true',
-        help='decode with int8 weights (quantize_int8, CPU)',
+        help='decode with int8 weights (optimize_for, CPU)',
     )
     p.add_argument(
         '--hypotheses',
@@ -229,11 +229,10 @@ def _pairs(p: ArgumentParser, a, src_lang: str) -> tuple:
 
 # %% ../nbs/97_evaluate_cli.ipynb #7e7353cd
 def _model(p: ArgumentParser, a, ckpt: Path) -> tuple:
-    """The model (int8 with --int8) and its tokenizer, checked to share one vocabulary,
+    """The model (prepacked where it applies, int8 with --int8) and its tokenizer, checked to share one vocabulary,
     and the decoding config of the flags."""
     model, tok = Transformer.from_pretrained(ckpt), Tokenizer.load(ckpt)
-    if a.int8:
-        model = quantize_int8(model)
+    model = optimize_for(model, 'int8' if a.int8 else 'auto')  # a copy to decode with
     if tok.vocab_size != model.config.src_vocab_size:
         p.error(
             f"tokenizer has {tok.vocab_size} pieces but the model's vocabulary is "

@@ -140,14 +140,15 @@ def _norm(spec, ln):
 
 
 def _attention(spec, mha, self_attention: bool):
-    "Our in_proj (q, k, v stacked) as CT2 stores it: one matrix, or q apart from k, v."
-    W, b, D = mha.in_proj.weight, mha.in_proj.bias, mha.in_proj.weight.size(1)
+    "Our projections as CT2 stores them: q, k, v stacked, or q apart from k and v."
+    w = mha.projections()  # (weight, bias) by the paper's names
+    cat = lambda names, j: torch.cat([w[n][j] for n in names])
     if self_attention:
-        _linear(spec.linear[0], W, b)
+        _linear(spec.linear[0], cat('qkv', 0), cat('qkv', 1))
     else:
-        _linear(spec.linear[0], W[:D], b[:D])
-        _linear(spec.linear[1], W[D:], b[D:])
-    _linear(spec.linear[-1], mha.out_proj.weight, mha.out_proj.bias)
+        _linear(spec.linear[0], *w['q'])
+        _linear(spec.linear[1], cat('kv', 0), cat('kv', 1))
+    _linear(spec.linear[-1], *w['o'])
 
 
 def _ffn(spec, ff, norm):

@@ -6,18 +6,16 @@
 __all__ = ['kv_cache_bytes', 'IncrementalDecoder', 'NaiveDecoder', 'warp_logits', 'next_token', 'LogitsProcessor',
            'SuppressTokens', 'MinNewTokens', 'repetition_penalize', 'RepetitionPenalty', 'ban_repeated_ngrams',
            'NoRepeatNGram', 'Warp', 'LogSoftmax', 'process', 'logits_processors', 'GenerateOutput', 'check_source',
-           'special_ids', 'length_limits', 'eval_mode', 'generate', 'onednn_available', 'PackedLinear',
-           'split_projections', 'pack_for_cpu', 'unpack_linears']
+           'special_ids', 'length_limits', 'eval_mode', 'generate']
 
 # %% ../nbs/13_kv_cache.ipynb #56e30ad8
-import contextlib, copy, functools
+import contextlib
 from dataclasses import dataclass, field
 from functools import partial
 import torch
 import torch.nn.functional as F
 from torch import nn, Tensor
 from fastcore.basics import patch
-from .multihead import MultiHeadAttention
 from .decoder import DecoderCache
 from .model import Transformer, TransformerConfig
 from .generation_config import GenerationConfig, check_for_model
@@ -462,106 +460,3 @@ def generate(
     if return_dict_in_generate:
         return res
     return (res.sequences, res.scores) if output_scores else res.sequences
-
-# %% ../nbs/13_kv_cache.ipynb #82dc0e7b
-@functools.lru_cache(maxsize=None)
-def onednn_available() -> bool:
-    """Whether this PyTorch build can prepack weights for oneDNN's matrix products (x86
-    CPUs)."""
-    try:
-        w = torch.ops.mkldnn._reorder_linear_weight(torch.ones(2, 2), 1)
-        torch.ops.mkldnn._linear_pointwise(torch.ones(1, 2), w, None, 'none', [], '')
-        return True
-    except (AttributeError, NotImplementedError, RuntimeError):
-        return False
-
-# %% ../nbs/13_kv_cache.ipynb #6f380925
-class PackedLinear(nn.Module):
-    """`nn.Linear` for float32 CPU inference: the weight prepacked once in oneDNN's
-    blocked layout."""
-
-    def __init__(
-        self,
-        # (out, in); a Parameter stays registered (same state_dict as nn.Linear)
-        weight: Tensor,
-        bias: Tensor | None = None,  # (out,)
-        batch_hint: int = 32,  # rows the products will usually have
-    ):
-        super().__init__()
-        self.weight, self.bias, self.batch_hint = weight, bias, batch_hint
-        self.out_features, self.in_features = weight.shape
-        self.packed = torch.ops.mkldnn._reorder_linear_weight(
-            weight.detach().float(), batch_hint
-        )
-        self._bias = None if bias is None else bias.detach().float()
-
-    def forward(self, x: Tensor) -> Tensor:  # (..., in) -> (..., out)
-        return torch.ops.mkldnn._linear_pointwise(
-            x, self.packed, self._bias, 'none', [], ''
-        )
-
-    def extra_repr(self):
-        return f"in_features={self.in_features}, out_features={self.out_features}"
-
-# %% ../nbs/13_kv_cache.ipynb #18549679
-@patch
-def __deepcopy__(self: PackedLinear, memo):
-    "A copy with its own weight, packed anew."
-    return PackedLinear(
-        copy.deepcopy(self.weight, memo),
-        copy.deepcopy(self.bias, memo),
-        self.batch_hint,
-    )
-
-# %% ../nbs/13_kv_cache.ipynb #f0a36d97
-def split_projections(model: nn.Module, make) -> None:
-    """Give every attention module its W_q and [W_k; W_v] blocks as modules:
-    `make(weight, bias)`."""
-    for mha in (m for m in model.modules() if isinstance(m, MultiHeadAttention)):
-        W, b, D = mha.in_proj.weight.detach(), mha.in_proj.bias, mha.d_model
-        b = None if b is None else b.detach()
-        mha.split_proj = nn.ModuleDict(
-            {
-                'q': make(W[:D], None if b is None else b[:D]),
-                'kv': make(W[D:], None if b is None else b[D:]),
-            }
-        )
-
-# %% ../nbs/13_kv_cache.ipynb #dc62acfb
-def pack_for_cpu(
-    model: Transformer,  # a float model; it is copied, not changed
-) -> Transformer:  # a float32 CPU copy whose every nn.Linear is a `PackedLinear`
-    """A copy of `model` for CPU decoding: every matrix product on weights prepacked for
-    oneDNN."""
-    if not onednn_available():
-        raise RuntimeError(
-            "this PyTorch build cannot prepack weights for oneDNN; decode the "
-            "model as it is"
-        )
-    m = copy.deepcopy(model).float().cpu().eval()
-    split_projections(
-        m, lambda w, b: PackedLinear(w.clone(), None if b is None else b.clone())
-    )
-    for parent in list(m.modules()):
-        for name, child in list(parent.named_children()):
-            if type(child) is nn.Linear:
-                setattr(parent, name, PackedLinear(child.weight, child.bias))
-    return m
-
-# %% ../nbs/13_kv_cache.ipynb #d88a09c4
-def unpack_linears(model: nn.Module) -> nn.Module:
-    """Undo `pack_for_cpu` in place: each `PackedLinear` back to an `nn.Linear`, same
-    parameters."""
-    for mha in (m for m in model.modules() if isinstance(m, MultiHeadAttention)):
-        mha.split_proj = None  # copies of in_proj's blocks; in_proj itself is kept
-    for parent in list(model.modules()):
-        for name, child in list(parent.named_children()):
-            if isinstance(child, PackedLinear):
-                lin = nn.Linear(
-                    child.in_features, child.out_features, bias=child.bias is not None
-                )
-                lin.weight = child.weight  # the same Parameter: ties stay tied
-                if child.bias is not None:
-                    lin.bias = child.bias
-                setattr(parent, name, lin)
-    return model

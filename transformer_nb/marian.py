@@ -39,13 +39,13 @@ def _marian_config(c):
 
 # %% ../nbs/93_marian.ipynb #8c1847d9
 def _attn_weights(sd: dict, p: str, mha, perm: Tensor):
-    "Marian's q, k, v and out projections of attention `p`, from our fused `in_proj`."
-    W, b, D = mha.in_proj.weight, mha.in_proj.bias, mha.in_proj.weight.size(1)
-    for i, n in enumerate('qkv'):
-        sd[f'{p}.{n}_proj.weight'] = W[i * D : (i + 1) * D][:, perm]
-        sd[f'{p}.{n}_proj.bias'] = b[i * D : (i + 1) * D]
-    sd[f'{p}.out_proj.weight'] = mha.out_proj.weight[perm]
-    sd[f'{p}.out_proj.bias'] = mha.out_proj.bias[perm]
+    "Marian's q, k, v and out projections of attention `p`, from ours by their names."
+    w = mha.projections()  # (weight, bias) of 'q', 'k', 'v', 'o'
+    for n in 'qkv':
+        sd[f'{p}.{n}_proj.weight'] = w[n][0][:, perm]
+        sd[f'{p}.{n}_proj.bias'] = w[n][1]
+    sd[f'{p}.out_proj.weight'] = w['o'][0][perm]
+    sd[f'{p}.out_proj.bias'] = w['o'][1][perm]
 
 
 def _norm_weights(sd: dict, p: str, ln, perm: Tensor):

@@ -18,6 +18,7 @@ from fastcore.basics import patch, patch_to
 from .encoder import TIE_MODES, TransformerConfig, check_config
 from .encoder import Embeddings, Encoder, padding_mask, check_token_ids
 from .decoder import Decoder, DecoderCache, shift_right
+from .multihead import MultiHeadAttention, upgrade_state_dict
 
 # %% ../nbs/08_model.ipynb #19e834a7
 _all_ = ['TransformerConfig', 'TIE_MODES']  # defined in chapter 6, exported here too
@@ -122,8 +123,13 @@ class Transformer(nn.Module):
 # %% ../nbs/08_model.ipynb #8ce92b40
 @patch
 def _init_weights(self: Transformer):
+    "Xavier-uniform matrices, zero biases, unit layer norms."
+    stacked = set()  # attention's W_q and [W_k; W_v]: drawn as one matrix (chapter 2)
     for name, m in self.named_modules():
-        if isinstance(m, nn.Linear):
+        if isinstance(m, MultiHeadAttention):
+            m._init_projections()
+            stacked.update(m.stacked_linears())
+        elif isinstance(m, nn.Linear) and m not in stacked:
             nn.init.xavier_uniform_(m.weight)
             if m.bias is not None:
                 nn.init.zeros_(m.bias)
@@ -499,7 +505,8 @@ def load_pretrained(
     weights_only=True)."""
     path = check_model_dir(path)  # a directory, or the name of a shipped model ('book')
     config, weights = read_config(path / CONFIG_NAME), weights_file(path)
-    state = read_weights(weights, map_location)
+    # older fused attention projections renamed (chapter 2)
+    state = upgrade_state_dict(read_weights(weights, map_location))
     with torch.device(
         'meta'
     ):  # shapes only: a config that does not fit allocates nothing

@@ -26,6 +26,7 @@ from transformer_nb.model import (
 )
 from .utils import in_ipython, resolve_device
 from .decoder import shift_right
+from .multihead import upgrade_state_dict
 from .data import Tokenizer
 from transformer_nb.recipe import (
     TrainConfig,
@@ -325,6 +326,12 @@ def load_state_dict(self: Trainer, ckpt: dict):
     "Continue from a `state_dict()` read back by `load_checkpoint`."
     if ckpt.get('format') != 'transformer_nb.train':
         raise ValueError("not a transformer_nb training checkpoint")
+    if set(upgrade_state_dict(ckpt['model'])) != set(ckpt['model']):
+        raise ValueError(
+            "this checkpoint was written by transformer-nb 0.6 or older (attention's "
+            "input projections fused): its weights still load everywhere, but its "
+            "optimizer state does not fit; resume it with transformer-nb 0.6"
+        )
     for k in ('model', 'optimizer', 'scheduler', 'scaler'):
         getattr(self, k).load_state_dict(ckpt[k])
     self.sampler.load_state_dict({**ckpt['sampler'], 'rank': self.rank})
