@@ -229,8 +229,8 @@ def _pairs(p: ArgumentParser, a, src_lang: str) -> tuple:
 
 # %% ../nbs/97_evaluate_cli.ipynb #7e7353cd
 def _model(p: ArgumentParser, a, ckpt: Path) -> tuple:
-    """The model (prepacked where it applies, int8 with --int8) and its tokenizer, checked to share one vocabulary,
-    and the decoding config of the flags."""
+    """The model (prepacked where it applies, int8 with --int8) and its tokenizer,
+    checked to share one vocabulary, and the decoding config of the flags."""
     model, tok = Transformer.from_pretrained(ckpt), Tokenizer.load(ckpt)
     model = optimize_for(model, 'int8' if a.int8 else 'auto')  # a copy to decode with
     if tok.vocab_size != model.config.src_vocab_size:
