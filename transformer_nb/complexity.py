@@ -37,7 +37,7 @@ class SequenceLayer(nn.Module):
             raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
         self.kind, self.window, self.pad = kind, window, (kernel_size - 1) * dilation
         if kind in ('attention', 'restricted'):
-            self.f = MultiHeadAttention(d_model, n_heads)
+            self.f = MultiHeadAttention(d_model, n_heads, attn_implementation='sdpa')
         elif kind == 'lstm':
             self.f = nn.LSTM(d_model, d_model, batch_first=True)
         elif kind == 'gru':
