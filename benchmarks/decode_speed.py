@@ -21,7 +21,9 @@ second (> 1: ours is faster).
 Threads: by default every system runs on one thread. With more (`--threads 1 2`), the systems share
 the process with each other's OpenMP runtimes (PyTorch's and CTranslate2's), and on a 2-core machine
 each slows the other: CTranslate2 alone took 3.4-4.1 s for the 300 verses at two threads, and 8.8 s
-in this script beside PyTorch. Compare at several threads in separate processes instead.
+in this script beside PyTorch. So `--separate N` (default 2) also measures ours and CTranslate2 at N
+threads each in a process of its own (this script with `--worker`), alternating, and reports
+`greedy_vs_ct2_Nt` and `beam4_vs_ct2_Nt`.
 
 Also measured: the speed-up of the KV cache (greedy, cached against recomputing the prefix, 32 verses
 forced to exactly 64 and 128 new tokens), and the BLEU change of int8 decoding (`optimize_for(model, 'int8')`) on
@@ -29,7 +31,7 @@ all test verses, greedy. The last line is JSON, also written to data/decode_spee
 
 Needs `pip install "transformer-nb[bench]"` (transformers, ctranslate2); the package never imports them.
 """
-import argparse, gc, json, statistics, tempfile, time
+import argparse, gc, json, statistics, subprocess, sys, tempfile, time
 from pathlib import Path
 
 import torch
@@ -129,6 +131,30 @@ def measure(jobs: dict, batches, repeats: int, systems) -> tuple[dict, dict]:
     return {k: statistics.median(v) for k, v in times.items()}, outs
 
 
+def worker(system: str, threads: int, model, tok, batches):
+    "One system in a process of its own: one timing each of greedy and beam 4, as JSON."
+    with tempfile.TemporaryDirectory() as tmp:
+        s = Systems(model, tok, system == 'ct2', False, tmp)
+        s.set_threads(threads)
+        run = s.ours if system == 'ours' else s.ctranslate
+        jobs = {f'{system} greedy': lambda b: run(b, 1), f'{system} beam4': lambda b: run(b, 4)}
+        t, _ = measure(jobs, batches, 1, s)
+    print(json.dumps(t))
+
+
+def separate(args, threads: int) -> dict:
+    "Ours and CTranslate2 at `threads` threads, each in its own process, alternating: median seconds."
+    times = {}
+    for r in range(args.repeats):
+        for system in ('ours', 'ct2')[::1 if r % 2 == 0 else -1]:
+            cmd = [sys.executable, __file__, '--worker', system, '--threads', str(threads),
+                   '--verses', str(args.verses), '--batch', str(args.batch)]
+            line = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout.splitlines()[-1]
+            for k, v in json.loads(line).items():
+                times.setdefault(k, []).append(v)
+    return {k: statistics.median(v) for k, v in times.items()}
+
+
 def cache_speedup(model, batch, n: int) -> float:
     "Greedy decoding of exactly n tokens: seconds without the cache / seconds with it."
     src = tensor_of(batch)
@@ -165,6 +191,9 @@ def main():
     ap.add_argument('--no-ct2', action='store_true', help='skip CTranslate2')
     ap.add_argument('--no-hf', action='store_true', help='skip Hugging Face')
     ap.add_argument('--no-bleu', action='store_true', help='skip the int8 BLEU change')
+    ap.add_argument('--separate', type=int, default=2, metavar='N',
+                    help='also ours and CTranslate2 at N threads, each in its own process (0: not)')
+    ap.add_argument('--worker', choices=('ours', 'ct2'), help=argparse.SUPPRESS)  # one system, one process
     ap.add_argument('--out', default=None, help='also write the JSON here (default: '
                     'data/decode_speed.json of the checkout, which chapter 18 shows; none with --quick)')
     args = ap.parse_args()
@@ -173,6 +202,8 @@ def main():
     model, tok, c = book.model, book.tok, book.model.config
     test = load_bible('test', src_lang='es')
     batches = batches_of(tok, test.src[:args.verses], args.batch, c.max_len)
+    if args.worker:
+        return worker(args.worker, args.threads[0], model, tok, batches)
     res = {'quick': args.quick, 'verses': args.verses, 'batch': args.batch,
            'repeats': args.repeats, 'torch': torch.__version__}
     with tempfile.TemporaryDirectory() as tmp:
@@ -214,6 +245,15 @@ def main():
                 res[f'int8_greedy_vs_ct2_int8{sfx}'] = round(
                     t['ct2 int8 greedy'] / t['ours int8 greedy'], 3)
             res[f'int8_speedup_greedy{sfx}'] = round(t['ours greedy'] / t['ours int8 greedy'], 3)
+    if args.separate and not args.quick and not args.no_ct2:
+        n = args.separate
+        t = separate(args, n)
+        print(f"\n{n} threads, each system in its own process")
+        for k, v in t.items():
+            print(f"  {k:17s} {v:7.2f} s  {args.verses / v:6.1f} verses/s")
+        for kind in ('greedy', 'beam4'):
+            res[f'{kind}_vs_ct2_{n}t'] = round(t[f'ct2 {kind}'] / t[f'ours {kind}'], 3)
+        res[f'separate_seconds_{n}t'] = {k: round(v, 2) for k, v in t.items()}
     if not args.no_bleu:
         torch.set_num_threads(max(args.threads))
         res |= int8_bleu(model, tok, test, args.batch)
