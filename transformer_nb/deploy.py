@@ -4,7 +4,7 @@
 
 # %% auto #0
 __all__ = ['OPTIMIZATIONS', 'swap_linears', 'onednn_available', 'PackedLinear', 'pack_for_cpu', 'unpack_linears', 'RowInt8',
-           'quantize_int8', 'deployed_as', 'optimize_for']
+           'quantize_int8', 'check_optimization', 'deployed_as', 'optimize_for']
 
 # %% ../nbs/13a_deploy.ipynb #50cc0b13
 import copy, functools, warnings
@@ -147,6 +147,12 @@ def quantize_int8(
 OPTIMIZATIONS = (None, 'auto', 'packed', 'int8')
 
 
+def check_optimization(how) -> None:
+    "A ValueError unless `how` is one of OPTIMIZATIONS."
+    if how not in OPTIMIZATIONS:
+        raise ValueError(f"optimize must be one of {OPTIMIZATIONS}, got {how!r}")
+
+
 def deployed_as(model: nn.Module) -> str | None:
     """'int8' or 'packed' for a copy made by this chapter's steps; None for a plain
     model."""
@@ -170,8 +176,7 @@ def optimize_for(
     how: str | None = 'auto',  # None, 'auto', 'packed' or 'int8'
 ) -> nn.Module:  # a copy for decoding; `model` itself for None (and 'auto' on a GPU)
     "The model to decode with, deployed as `how` asks; the given model is not changed."
-    if how not in OPTIMIZATIONS:
-        raise ValueError(f"optimize must be one of {OPTIMIZATIONS}, got {how!r}")
+    check_optimization(how)
     on_cpu = next(model.parameters()).device.type == 'cpu'
     if how == 'int8':
         if not on_cpu:

@@ -18,7 +18,7 @@ from .data import Tokenizer
 from .model import CONFIG_NAME, TOKENIZER_NAME, WEIGHTS_NAME, Transformer
 from .model import check_model_dir, check_tokenizer, load_pretrained
 from .generate import generate
-from .deploy import OPTIMIZATIONS, deployed_as, optimize_for
+from .deploy import check_optimization, deployed_as, optimize_for
 from .beam import beam_search
 from .generation_config import CHOSEN, GenerationConfig
 from .generation_config import add_arguments, check_flags, from_args
@@ -147,8 +147,7 @@ def from_pretrained(
     from a folder, or the shipped model by its name ('book'), deployed as `optimize`
     asks; the direction from its training_config.json, where there is one."""
     path = check_model_dir(path, (CONFIG_NAME, WEIGHTS_NAME, TOKENIZER_NAME))
-    if optimize not in OPTIMIZATIONS:  # before loading anything
-        raise ValueError(f"optimize must be one of {OPTIMIZATIONS}, got {optimize!r}")
+    check_optimization(optimize)  # before loading anything
     model = load_pretrained(path, map_location=resolve_device(str(device)), dtype=dtype)
     kwargs.setdefault('direction', _direction_of(path))
     tok = Tokenizer.load(path / TOKENIZER_NAME)
