@@ -4,7 +4,7 @@
 
 # %% auto #0
 __all__ = ['ATTENTION_FUNCTIONS', 'causal_mask', 'check_attention_inputs', 'explicit_attention', 'fast_attention', 'attention',
-           'few_queries_attention', 'auto_attention', 'attention_function']
+           'few_queries_attention', 'auto_attention', 'plain_attention', 'attention_function']
 
 # %% ../nbs/01_attention.ipynb #8072f45e
 import math
@@ -247,20 +247,36 @@ def _eager(q, k, v, mask=None, is_causal=False, dropout_p=0.0, scale=None) -> Te
     return explicit_attention(q, k, v, mask, is_causal, dropout_p, scale)[0]
 
 
+def _plain_ok(q: Tensor, mask, is_causal: bool, dropout_p: float) -> bool:
+    "Whether `few_queries_attention` takes these arguments."
+    return (
+        dropout_p == 0
+        and (q.size(-2) == 1 or not is_causal)
+        and (mask is None or mask.is_floating_point())
+    )
+
+
 def auto_attention(
     q, k, v, mask=None, is_causal=False, dropout_p=0.0, scale=None
 ) -> Tensor:
     "`few_queries_attention` for a decoding step on a CPU, `fast_attention` otherwise."
-    L_q = q.size(-2)
     if (
-        L_q <= 16
-        and dropout_p == 0
+        q.size(-2) <= 16
         and q.device.type == 'cpu'
-        and (L_q == 1 or not is_causal)
-        and (mask is None or mask.is_floating_point())
+        and _plain_ok(q, mask, is_causal, dropout_p)
     ):
         return few_queries_attention(q, k, v, mask, False, 0.0, scale)
     return fast_attention(q, k, v, mask, is_causal, dropout_p, scale)
+
+
+def plain_attention(
+    q, k, v, mask=None, is_causal=False, dropout_p=0.0, scale=None
+) -> Tensor:
+    """Plain products for any number of queries (`few_queries_attention`, else the
+    formula written out): a row's result does not depend on its batch's padding."""
+    if _plain_ok(q, mask, is_causal, dropout_p):
+        return few_queries_attention(q, k, v, mask, False, 0.0, scale)
+    return _eager(q, k, v, mask, is_causal, dropout_p, scale)
 
 # %% ../nbs/01_attention.ipynb #2b9ea5fa
 ATTENTION_FUNCTIONS = {
@@ -268,6 +284,7 @@ ATTENTION_FUNCTIONS = {
     'sdpa': fast_attention,
     'eager': _eager,
     'few_queries': few_queries_attention,
+    'plain': plain_attention,
 }
 
 

@@ -11,6 +11,7 @@ import copy, functools, warnings
 import torch
 from torch import nn, Tensor
 from fastcore.basics import patch
+from .multihead import MultiHeadAttention
 
 # %% ../nbs/13a_deploy.ipynb #850ae2ae
 def swap_linears(model: nn.Module, make) -> int:
@@ -138,9 +139,13 @@ class RowInt8(nn.Module):
 def quantize_int8(
     model: nn.Module,  # a float model; it is copied, not changed
 ) -> nn.Module:  # a CPU copy whose every matrix product is a `RowInt8`
-    "An int8 copy of `model` for CPU inference: every nn.Linear replaced by `RowInt8`."
+    """An int8 copy of `model` for CPU inference: every nn.Linear replaced by `RowInt8`,
+    attention in plain products (chapter 1), so that no row depends on its batch."""
     m = unpack_linears(copy.deepcopy(model)).float().cpu().eval()  # packed: plain again
     swap_linears(m, RowInt8)
+    for layer in m.modules():  # the fused kernel's last bits follow the padding
+        if isinstance(layer, MultiHeadAttention):
+            layer.attn_implementation = 'plain'
     return m
 
 # %% ../nbs/13a_deploy.ipynb #423b8106
