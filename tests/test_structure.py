@@ -6,6 +6,8 @@ one way, in the order the book is read.
 * No function or method over cyclomatic complexity `MAX_COMPLEXITY` (radon's count: one plus the branches).
 * A module imports only modules of earlier notebooks (by file name: `06_encoder` before `07_decoder`) or *support*
   modules: leaves that import nothing of the package but `utils` (checkpoints, the run log, the plots, ...).
+  The command (`cli`) imports its subcommands' modules by name, which counts as importing them: no earlier module
+  may import it back.
   `FORWARD` states the exceptions: an import inside a function, run only when the reader asks for a later chapter's
   feature, never at module level.
 * Loading a model for inference does not import the trainer or `torch.distributed`'s process groups.
@@ -89,6 +91,8 @@ def test_function_complexity():
 def test_dependencies_follow_the_chapters():
     mods = modules()
     graph = {m: package_imports(p) - {m} for m, p in mods.items()}
+    from transformer_nb.cli import COMMANDS  # modules the command loads by name
+    graph['cli'] |= {module.split('.')[1] for module, _ in COMMANDS.values()}
     unknown = {m: d - set(mods) for m, d in graph.items() if d - set(mods)}
     assert not unknown, f'imports of modules that do not exist: {unknown}'
     support, order = support_modules(graph), {m: notebook_of(p) for m, p in mods.items()}

@@ -21,7 +21,7 @@ from transformer_nb.model import (
     check_tokenizer,
     load_pretrained,
 )
-from .utils import ArgumentParser, UsageError, in_ipython
+from .utils import ArgumentParser, UsageError, in_ipython, run_main
 
 # %% ../nbs/18_production.ipynb #3d4fa084
 INSTALL = 'pip install "transformer-nb[export]"'
@@ -332,6 +332,4 @@ def main(argv: list | None = None) -> int:  # the exit status
 
 
 if __name__ == '__main__' and not in_ipython():  # python -m transformer_nb.export
-    from transformer_nb.cli import main as cli
-
-    sys.exit(cli(['export', *sys.argv[1:]]))
+    sys.exit(run_main(main, prog='transformer-nb export'))

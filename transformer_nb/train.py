@@ -7,7 +7,7 @@ __all__ = ['RESUME_FIXED', 'TRAIN_CHECKPOINT_KEYS', 'load_checkpoint', 'average_
            'evaluate_loss', 'TrainConfig', 'TRAIN_PRESETS', 'resolve_precision']
 
 # %% ../nbs/12_training.ipynb #1e03e004
-import contextlib, json, math, os, random, shutil, sys, time, warnings
+import contextlib, json, math, os, random, shutil, time, warnings
 from dataclasses import fields
 from pathlib import Path
 
@@ -24,7 +24,7 @@ from transformer_nb.model import (
     read_weights,
     TOKENIZER_NAME,
 )
-from .utils import in_ipython, resolve_device
+from .utils import resolve_device
 from .decoder import shift_right
 from .multihead import upgrade_state_dict
 from .data import Tokenizer
@@ -690,9 +690,3 @@ def export(
     settings['precision_used'] = self.precision
     (path / 'training_config.json').write_text(json.dumps(settings, indent=2))
     return path
-
-
-if __name__ == '__main__' and not in_ipython():  # python -m transformer_nb.train
-    from transformer_nb.cli import main as cli
-
-    sys.exit(cli(['train', *sys.argv[1:]]))

@@ -34,6 +34,7 @@ from transformer_nb.utils import (
     int_in,
     progress as progress_of,
     resolve_device,
+    run_main,
 )
 
 # %% ../nbs/15_translate.ipynb #bf570a60
@@ -504,6 +505,4 @@ def main(argv: list | None = None) -> int:  # the exit status
 
 # %% ../nbs/15_translate.ipynb #b0bebe36
 if __name__ == '__main__' and not in_ipython():  # python -m transformer_nb.translate
-    from transformer_nb.cli import main as cli
-
-    sys.exit(cli(['translate', *sys.argv[1:]]))
+    sys.exit(run_main(main, prog='transformer-nb translate'))
