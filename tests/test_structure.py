@@ -7,9 +7,7 @@ one way, in the order the book is read.
 * A module imports only modules of earlier notebooks (by file name: `06_encoder` before `07_decoder`) or *support*
   modules: leaves that import nothing of the package but `utils` (checkpoints, the run log, the plots, ...).
   The command (`cli`) imports its subcommands' modules by name, which counts as importing them: no earlier module
-  may import it back.
-  `FORWARD` states the exceptions: an import inside a function, run only when the reader asks for a later chapter's
-  feature, never at module level.
+  may import it back. There is no exception, not even an import inside a function.
 * Loading a model for inference does not import the trainer or `torch.distributed`'s process groups.
 """
 import ast, re, subprocess, sys
@@ -26,10 +24,6 @@ MAX_LLOC, MAX_COMPLEXITY = 310, 15  # 310 logical lines: about 350 physical ones
 # train_cli). Splitting one class across modules would send a reader hunting for its methods. (435: resuming refuses
 # a checkpoint of the fused attention layout of 0.6 by name.)
 LONGER = {'train': 435}
-# translate -> evaluate: `rerank='checks'` (chapter 15) keeps the first of the beam's candidates that passes chapter
-# 17's error counts (`first_without_errors`, built on `has_repetition` and `number_mismatch`, which belong with the
-# rest of the error analysis); the translator imports it when it first reranks.
-FORWARD = {('translate', 'evaluate')}
 SOURCE = re.compile(r'File to edit: \.\./nbs/(\S+)\.ipynb')
 
 
@@ -58,11 +52,6 @@ def imports_in(nodes) -> set:
 def package_imports(path: Path) -> set:
     "Modules of the package that `path` imports, at any depth of its code."
     return imports_in(ast.walk(ast.parse(path.read_text())))
-
-
-def top_level_imports(path: Path) -> set:
-    "Modules of the package that `path` imports at module level, when it is imported."
-    return imports_in(ast.parse(path.read_text()).body)
 
 
 def support_modules(graph: dict) -> set:
@@ -97,11 +86,8 @@ def test_dependencies_follow_the_chapters():
     assert not unknown, f'imports of modules that do not exist: {unknown}'
     support, order = support_modules(graph), {m: notebook_of(p) for m, p in mods.items()}
     back = [f'{m} ({order[m]}) imports {d} ({order[d]})' for m, deps in graph.items() for d in deps
-            if d not in support and order[d] >= order[m] and (m, d) not in FORWARD]
+            if d not in support and order[d] >= order[m]]
     assert not back, 'imports against the chapter order: ' + '; '.join(sorted(back))
-    eager = [f'{m} imports {d} at module level' for m, d in FORWARD if d in top_level_imports(mods[m])]
-    assert not eager, 'a stated forward import must stay inside a function: ' + '; '.join(eager)
-    assert all(d in graph[m] for m, d in FORWARD), 'a stated forward import no longer needed: drop it'
     assert {'utils', 'checkpoint', 'runlog'} <= support
 
 

@@ -14,6 +14,7 @@ import torch
 from torch import Tensor
 from torch.nn.utils.rnn import pad_sequence
 from fastcore.basics import patch
+from .checks import first_without_errors
 from .data import Tokenizer
 from .model import CONFIG_NAME, TOKENIZER_NAME, WEIGHTS_NAME, Transformer
 from .model import check_model_dir, check_tokenizer, load_pretrained
@@ -205,8 +206,6 @@ def _chooser(self: Translator, rerank) -> Callable | None:
     keep."""
     if rerank != 'checks':
         return rerank  # None, or the caller's function
-    from transformer_nb.evaluate import first_without_errors  # chapter 17
-
     langs = self.direction.split('-') if self.direction else (None, None)
     return partial(first_without_errors, src_lang=langs[0], tgt_lang=langs[1])
 
