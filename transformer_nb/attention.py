@@ -217,6 +217,15 @@ def attention(
     return fast_attention(q, k, v, mask, is_causal, dropout_p, scale), None
 
 # %% ../nbs/01_attention.ipynb #d5955135
+def _plain_ok(q: Tensor, mask, is_causal: bool, dropout_p: float) -> bool:
+    "Whether `few_queries_attention` takes these arguments."
+    return (
+        dropout_p == 0
+        and (q.size(-2) == 1 or not is_causal)
+        and (mask is None or mask.is_floating_point())
+    )
+
+
 def few_queries_attention(
     q: Tensor,  # (..., L_q, d_k), L_q small
     k: Tensor,  # (..., L_k, d_k)
@@ -228,11 +237,7 @@ def few_queries_attention(
 ) -> Tensor:  # (..., L_q, d_v)
     """softmax(q kᵀ · scale + mask) v as three plain operations: the fastest form for
     a few queries on a CPU (a decoding step)."""
-    if (
-        dropout_p
-        or (is_causal and q.size(-2) > 1)
-        or (mask is not None and not mask.is_floating_point())
-    ):
+    if not _plain_ok(q, mask, is_causal, dropout_p):
         raise ValueError(
             "few_queries_attention takes an additive mask (or none), no dropout, and "
             "is_causal only for a single query; use fast_attention"
@@ -245,15 +250,6 @@ def few_queries_attention(
 # %% ../nbs/01_attention.ipynb #7a16d467
 def _eager(q, k, v, mask=None, is_causal=False, dropout_p=0.0, scale=None) -> Tensor:
     return explicit_attention(q, k, v, mask, is_causal, dropout_p, scale)[0]
-
-
-def _plain_ok(q: Tensor, mask, is_causal: bool, dropout_p: float) -> bool:
-    "Whether `few_queries_attention` takes these arguments."
-    return (
-        dropout_p == 0
-        and (q.size(-2) == 1 or not is_causal)
-        and (mask is None or mask.is_floating_point())
-    )
 
 
 def auto_attention(
