@@ -2,7 +2,7 @@
 
 Chapter 17 sweeps beam widths and length penalties on validation verses, then the repetition block
 and the checks of the n-best list, and prints one line
-`chosen: num_beams=K, length_penalty=A, no_repeat_ngram_size=N, rerank=R` (A: GNMT's α); `CHOSEN`
+`chosen: num_beams=K, gnmt_alpha=A, no_repeat_ngram_size=N, rerank=R`; `CHOSEN`
 (appendix 95, `GenerationConfig`), which `Translator`, `transformer-nb translate`, `transformer-nb
 evaluate` and the exports use, must say the same, so that the README's commands reproduce the
 README's table. No other module of the package may hold a decoding default of its own."""
@@ -11,13 +11,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CHOSEN = re.compile(
-    r"chosen: num_beams=(\d+), length_penalty=([0-9.]+), "
+    r"chosen: num_beams=(\d+), gnmt_alpha=([0-9.]+), "
     r"no_repeat_ngram_size=(\d+), rerank=(None|'checks')"
 )
 
 
 def chosen_in(nb_path: Path) -> tuple | None:
-    "(num_beams, length_penalty, no_repeat_ngram_size, rerank) printed in a notebook's outputs."
+    "(num_beams, gnmt_alpha, no_repeat_ngram_size, rerank) printed in a notebook's outputs."
     for c in json.loads(nb_path.read_text())['cells']:
         for o in c.get('outputs', []):
             m = CHOSEN.search(''.join(o.get('text', '')))
@@ -54,7 +54,7 @@ def test_command_line_defaults_follow():
 
 
 def test_the_check_can_fail(tmp_path):
-    line = "chosen: num_beams=8, length_penalty=1.4, no_repeat_ngram_size=4, rerank='checks'\n"
+    line = "chosen: num_beams=8, gnmt_alpha=1.4, no_repeat_ngram_size=4, rerank='checks'\n"
     nb = {'cells': [{'cell_type': 'code', 'outputs': [{'text': [line]}]}]}
     (tmp_path / 'a.ipynb').write_text(json.dumps(nb))
     assert chosen_in(tmp_path / 'a.ipynb') == (8, 1.4, 4, 'checks')
@@ -77,8 +77,8 @@ def second_defaults(source: str) -> list:
 
 
 def test_one_owner_of_the_defaults():
-    "Only generation_config.py writes a decoding setting's default (evaluate's greedy α aside)."
-    allowed = {'generation_config': None, 'evaluate': {'num_beams: int = 1', 'length_penalty: float = 0.6'}}
+    "Only generation_config.py writes a decoding setting's default (evaluate's greedy aside)."
+    allowed = {'generation_config': None, 'evaluate': {'num_beams: int = 1'}}
     for path in sorted((ROOT / 'transformer_nb').glob('*.py')):
         if path.stem in ('_modidx',) or allowed.get(path.stem, ()) is None:
             continue

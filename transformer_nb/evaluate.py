@@ -63,11 +63,16 @@ PLAIN_SEARCH = dict(no_repeat_ngram_size=0, rerank=None)
 
 # %% ../nbs/17_evaluation.ipynb #3a2206ef
 def translate_config(
-    config: GenerationConfig | None, num_beams: int, gnmt_alpha: float, **settings
+    config: GenerationConfig | None,
+    num_beams: int,
+    gnmt_alpha: float | None = None,  # None: GenerationConfig's, the paper's 0.6
+    **settings,
 ) -> GenerationConfig:
     "`config`, or else CHOSEN with these settings and `PLAIN_SEARCH`."
     if config is not None:
         return config
+    if gnmt_alpha is None:
+        gnmt_alpha = GenerationConfig().gnmt_alpha
     return CHOSEN.update(
         num_beams=num_beams, gnmt_alpha=gnmt_alpha, **settings, **PLAIN_SEARCH
     )
@@ -78,7 +83,7 @@ def translate_ids(
     tok: Tokenizer,
     sentences: Sequence[str],  # source sentences
     num_beams: int = 1,  # 1: greedy decoding; more: beam search with this many beams
-    length_penalty: float = 0.6,  # beam search's α: GNMT's (`gnmt_alpha`)
+    gnmt_alpha: float | None = None,  # GNMT's α (chapter 14); None: the paper's 0.6
     batch_size: int = 32,  # sentences per batch
     max_new_tokens: int | None = None,  # None: source length + 50 (the paper's limit)
     progress: bool = False,  # a progress bar with the time left (on a terminal)
@@ -92,7 +97,7 @@ def translate_ids(
     """Translate `sentences` into token ids, greedy or with beam search: chapter 15's
     `Translator` with these settings, and `PLAIN_SEARCH` where they are silent (or
     with `generation_config` and `num_beams`)."""
-    alpha = dict(gnmt_alpha=length_penalty, max_new_tokens=max_new_tokens)
+    alpha = dict(gnmt_alpha=gnmt_alpha, max_new_tokens=max_new_tokens)
     cfg = translate_config(generation_config, num_beams, **alpha)
     run = dict(batch_size=batch_size, split=split, truecase=split)
     # a prepacked copy on a float32 CPU (chapter 13a); the model itself elsewhere
@@ -276,7 +281,7 @@ def _labels(c: GenerationConfig) -> dict:
     return {
         'decoding': _decoding_name(c),
         'num_beams': c.num_beams,
-        'length_penalty': alpha,
+        'gnmt_alpha': alpha,
     }
 
 # %% ../nbs/17_evaluation.ipynb #701a91ac
@@ -285,7 +290,7 @@ def evaluate_model(
     tok: Tokenizer,
     pairs: Pairs,  # sources and references
     num_beams: int = 1,  # 1: greedy
-    length_penalty: float = 0.6,
+    gnmt_alpha: float | None = None,  # as in `translate_ids`
     batch_size: int = 32,
     max_new_tokens: int | None = None,
     src_lang: str = 'es',
@@ -298,7 +303,7 @@ def evaluate_model(
 ) -> dict:
     "Translate `pairs.src`, score against `pairs.tgt`, analyse errors; the hypotheses."
     t0, direction = time.perf_counter(), f'{src_lang}-{tgt_lang}'  # for the checks
-    cfg = translate_config(generation_config, num_beams, length_penalty)
+    cfg = translate_config(generation_config, num_beams, gnmt_alpha)
     cfg = cfg.update(num_beams=num_beams, max_new_tokens=max_new_tokens, **settings)
     run = dict(batch_size=batch_size, progress=progress, direction=direction)
     run['split'] = split

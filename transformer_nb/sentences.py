@@ -4,7 +4,7 @@
 
 # %% auto #0
 __all__ = ['ABBREVIATIONS', 'LEARNED_AS_TYPED', 'SPELLINGS', 'split_sentences', 'split_clauses', 'truecase', 'capitalized_words',
-           'digits_to_words', 'words_to_digits']
+           'digits_to_words', 'words_to_digits', 'english_forms', 'spanish_forms']
 
 # %% ../nbs/09c_sentences.ipynb #3117b77d
 import math, re
@@ -128,20 +128,58 @@ def digits_to_words(
 
     return _NUMBER.sub(words, text), numbers
 
+# %% ../nbs/09c_sentences.ipynb #039e84af
+def _spelled(words: str) -> str:
+    "A pattern for `words` with a hyphen, a space or an 'and' between them."
+    parts = [re.escape(w) for w in re.split(r'[- ]', words)]
+    return r'\b' + r'(?:[- ]|\s+and\s+)'.join(parts) + r'\b'
 
-def words_to_digits(text: str, numbers, spell: Callable[[int], str]) -> str:
-    """Write `numbers` back in digits where `text` spells them with `spell`, longest
-    first, each as many times as it occurs in `numbers`."""
-    for n in sorted(set(numbers), key=lambda n: -len(spell(n))):
-        words = [re.escape(w) for w in re.split(r'[- ]', spell(n))]
-        pattern = r'\b' + r'(?:[- ]|\s+and\s+)'.join(words) + r'\b'
+
+def words_to_digits(
+    text: str,
+    numbers,  # the numbers of the source, as digits_to_words returns them
+    forms: Callable,  # n -> its words, or a dict {words: what they become}
+) -> str:
+    """Write `numbers` back in digits where `text` spells them (in any of `forms(n)`),
+    longest first, each as many times as it occurs in `numbers`."""
+    table = lambda n: {forms(n): str(n)} if isinstance(forms(n), str) else forms(n)
+    for n in sorted(set(numbers), key=lambda n: -max(map(len, table(n)))):
+        spellings = sorted(table(n), key=len, reverse=True)
+        pattern = '|'.join(f'({_spelled(w)})' for w in spellings)
+        written = lambda m: table(n)[spellings[m.lastindex - 1]]
         # as often as the source held it: 'no one' stays when the source had one 1
-        text = re.sub(pattern, str(n), text, count=numbers.count(n), flags=re.I)
+        text = re.sub(pattern, written, text, count=numbers.count(n), flags=re.I)
     return text
 
+# %% ../nbs/09c_sentences.ipynb #1450e562
+# the last word of an English ordinal that is not the cardinal's + 'th'
+_EN_ORDINAL = dict(one='first', two='second', three='third', five='fifth')
+_EN_ORDINAL |= dict(eight='eighth', nine='ninth', twelve='twelfth')
 
-# a direction's spellings of numbers: the source's, the target's (chapter 9b)
+
+def english_forms(n: int) -> dict:
+    """How an English translation writes `n` (1 <= n < 10**6), each with its digits:
+    'twenty-four' -> '24', 'twenty-fourth' -> '24th', 'a thousand ...' -> '1653'."""
+    words = english_number(n)
+    out = {words: str(n)}
+    if words.startswith('one '):  # a hundred, a thousand
+        out['a' + words[3:]] = str(n)
+    if n > 1:  # 'first' is too often no number ('at first')
+        last = re.split(r'[- ]', words)[-1]
+        th = _EN_ORDINAL.get(last, re.sub('y$', 'ie', last) + 'th')
+        tens, ones = n % 100 // 10, n % 10
+        suffix = 'th' if tens == 1 else {1: 'st', 2: 'nd', 3: 'rd'}.get(ones, 'th')
+        out[words[: len(words) - len(last)] + th] = f'{n}{suffix}'
+    return out
+
+
+def spanish_forms(n: int) -> dict:
+    "How a Spanish translation writes `n`: today's spelling and the 1909 Bible's."
+    return {spanish_number(n, old): str(n) for old in (False, True)}
+
+
+# a direction's numbers: the source's spelling, the target's forms (chapter 9b)
 SPELLINGS = {
-    'es-en': (spanish_number, english_number),
-    'en-es': (english_number, spanish_number),
+    'es-en': (spanish_number, english_forms),
+    'en-es': (english_number, spanish_forms),
 }
