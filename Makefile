@@ -6,7 +6,7 @@ PIP := $(PYTHON) -m pip
 
 .PHONY: test book install export check-export check-clean nbtest pytest html system-deps execute wheel-chapters
 
-test: install check-export check-clean nbtest html system-deps pytest
+test: install check-export check-clean html system-deps pytest
 	@echo "all checks passed"
 
 book: install export html
@@ -28,6 +28,8 @@ check-clean:
 	nbdev-clean
 	@git diff --quiet -- nbs || { git diff --stat -- nbs; echo "notebooks are not clean: run nbdev-clean and commit"; exit 1; }
 
+# The notebooks' tests from the checkout (make test runs them once, from the built wheel, in
+# tests/test_chapters_wheel.py).
 nbtest:
 	nbdev-test --do-print --timing
 
@@ -52,7 +54,7 @@ system-deps:
 execute:
 	$(PYTHON) tools/execute_notebooks.py $(NBS) $(if $(SKIP),--skip $(SKIP))
 
-# Every chapter from the built wheel alone, in a fresh environment outside the checkout, every cell but the gpu ones
-# (pytest tests runs the same test skipping slow and train cells too).
+# Every chapter from the built wheel alone, in a fresh environment outside the checkout, every cell but the gpu ones,
+# each in a Jupyter kernel as on Colab (pytest tests runs them with nbdev-test, skipping slow and train cells too).
 wheel-chapters:
 	TRANSFORMER_NB_CHAPTER_SKIP=gpu $(PYTHON) -m pytest -s tests/test_chapters_wheel.py

@@ -43,6 +43,20 @@ def wheel_venv(wheel, tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope='session')
+def chapters_venv(wheel, tmp_path_factory) -> Path:
+    """A fresh virtual environment holding the wheel (with the `export` extra chapter 18 needs), its
+    declared dependencies and this checkout's nbdev, which runs the chapters; returns its `bin/`.
+    Apart from `wheel_venv`, whose commands must work without nbdev."""
+    import nbdev, torch
+    venv = tmp_path_factory.mktemp('chapters-venv')
+    run([sys.executable, '-m', 'venv', str(venv)])
+    py = str(venv / 'bin' / 'python')
+    run([py, '-m', 'pip', 'install', '-q', f"torch=={torch.__version__.split('+')[0]}"])
+    run([py, '-m', 'pip', 'install', '-q', f'{wheel}[export]', f'nbdev=={nbdev.__version__}'])
+    return venv / 'bin'
+
+
+@pytest.fixture(scope='session')
 def tiny_model(tmp_path_factory):
     """A function `max_len -> folder`: a random tiny model (1+1 layers, d_model 32)
     and a 300-piece SentencePiece tokenizer trained on the shipped corpus, saved."""

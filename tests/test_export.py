@@ -3,7 +3,8 @@
 On the first 100 test verses of the shipped corpus, the Hugging Face export's `generate`
 gives our `Translator`'s tokens: plain, greedy and with a beam of 4, and with the 4-gram
 block its generation config carries, greedy and with the default beam of 8. The
-CTranslate2 export's greedy output is ours too, plain and with the block. Also: the
+CTranslate2 export's output is ours too: greedy, plain and with the block, and beam search
+with 4 and 8 beams (chapter 18 shows these comparisons in cells flagged `slow`). Also: the
 `export` command and its mistakes, and `save_pretrained` -> `load_pretrained` through
 model.safetensors and an older model.pt."""
 import shutil, subprocess, sys, warnings
@@ -128,10 +129,15 @@ def test_hf_export_decodes_as_its_config(hf_dir, book, verses):
     assert same(ours, hf_ids(hf_dir, verses[:20])) == 20
 
 
-def test_ct2_greedy_matches(book, greedy, greedy_block, verses, tmp_path):
-    ctranslate2 = extra('ctranslate2')
+@pytest.fixture(scope='module')
+def ct2_dir(book, tmp_path_factory):
+    extra('ctranslate2')
     from transformer_nb.export import export_ct2
-    d = export_ct2(book.model, book.tok, tmp_path / 'ct2')
+    return export_ct2(book.model, book.tok, tmp_path_factory.mktemp('exp') / 'ct2')
+
+
+def test_ct2_greedy_matches(book, greedy, greedy_block, verses, ct2_dir):
+    ctranslate2, d = extra('ctranslate2'), ct2_dir
     assert {'model.bin', 'config.json', 'tokenizer.model'} <= {p.name for p in d.iterdir()}
     import sentencepiece  # a CTranslate2 user tokenizes with the model beside the weights
     sp = sentencepiece.SentencePieceProcessor(model_file=str(d / 'tokenizer.model'))
@@ -142,6 +148,24 @@ def test_ct2_greedy_matches(book, greedy, greedy_block, verses, tmp_path):
                                  max_decoding_length=N_NEW, no_repeat_ngram_size=block)
         theirs = [[book.tok.sp.piece_to_id(p) for p in r.hypotheses[0]] for r in res]
         assert same(ours, theirs) == N_VERSES, f'no_repeat_ngram_size={block}'
+
+
+@pytest.mark.parametrize('beams, alpha, block', [(4, 0.6, 0), (8, 1.4, 0), (8, 1.4, 4)])
+def test_ct2_beam_matches(book, verses, ct2_dir, beams, alpha, block):
+    """CTranslate2's beam search (Hugging Face's length penalty, early stopping) gives our
+    tokens; with the n-gram block, once a log-softmax after our rules shares the banned
+    tokens' probability out among the others, as CTranslate2 does (chapter 18)."""
+    ctranslate2 = extra('ctranslate2')
+    from transformer_nb.generate import LogSoftmax
+    ours = book.translate_ids(verses, num_beams=beams, length_penalty=alpha,
+                              no_repeat_ngram_size=block, early_stopping=True,
+                              max_new_tokens=N_NEW, logits_processor=[LogSoftmax()] if block else ())
+    tr = ctranslate2.Translator(str(ct2_dir), device='cpu', intra_threads=2)
+    res = tr.translate_batch([book.tok.pieces(v) for v in verses], beam_size=beams,
+                             length_penalty=alpha, no_repeat_ngram_size=block,
+                             max_decoding_length=N_NEW)
+    theirs = [[book.tok.sp.piece_to_id(p) for p in r.hypotheses[0]] for r in res]
+    assert same(ours, theirs) == N_VERSES
 
 
 def call(capsys, *argv):
