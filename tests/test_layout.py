@@ -51,3 +51,35 @@ def test_wrapper_keeps_the_meaning():
     out = wrap_source(src, 60)
     assert max(map(len, out.split('\n'))) <= 60, out
     assert normal(out) == normal(src)
+
+
+def comment_fragments(path: Path) -> list:
+    """(cell id, line) of every comment line that is the cut-off tail of the one above: at most two
+    words under a comment line that fills the column (what a mechanical wrap leaves), or a comment
+    between a decorator and its `def`."""
+    out = []
+    for c in json.loads(path.read_text())['cells']:
+        lines = ''.join(c['source']).split('\n') if c['cell_type'] == 'code' else []
+        for above, line in zip(lines, lines[1:]):
+            a, s = above.strip(), line.strip()
+            if s.startswith('#') and a.startswith('#') and len(above) > WIDTH - 12 \
+                    and len(s[1:].split()) <= 2 and not s.startswith('#|'):
+                out.append((c.get('id'), line))
+            if a.startswith('@') and s.startswith('#'):
+                out.append((c.get('id'), line))
+    return out
+
+
+@pytest.mark.parametrize('path', NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_comments_are_whole(path):
+    bad = comment_fragments(path)
+    assert not bad, f'comment lines cut from the line above (cell, line): {bad}; rewrite the comment'
+
+
+def test_the_fragment_check_can_fail(tmp_path):
+    cut = '# ' + 'word ' * 17 + 'lo\n'
+    nb = {'cells': [{'cell_type': 'code', 'id': 'x', 'source': [cut, '# ng\n', 'x = 1']},
+                    {'cell_type': 'code', 'id': 'y', 'source': ['@patch\n', '# doc\n', 'def f(): ...']},
+                    {'cell_type': 'code', 'id': 'z', 'source': ['# short\n', '# ok\n']}]}
+    (tmp_path / 'a.ipynb').write_text(json.dumps(nb))
+    assert comment_fragments(tmp_path / 'a.ipynb') == [('x', '# ng'), ('y', '# doc')]

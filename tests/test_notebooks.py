@@ -101,6 +101,9 @@ def exercise_problems(cells: list) -> list:
         solved.add(int(m.group(1)))
         if 'hide-cell' not in c.get('metadata', {}).get('tags', []):
             out.append(f'{first!r} is not tagged hide-cell')
+        prompt = c.get('metadata', {}).get('mystnb', {}).get('code_prompt_show')
+        if prompt != f'Solution to exercise {m.group(1)}':  # the toggle names its exercise
+            out.append(f'{first!r}: its toggle says {prompt!r}')
         if not re.search(r'\bassert\b|\btest_\w+\(', src(c)):
             out.append(f'{first!r} asserts nothing')
     if set(numbers) - solved: out.append(f'exercises without a solution cell: {sorted(set(numbers) - solved)}')
@@ -134,8 +137,10 @@ def test_exported_cells_are_short(path):
 
 def md(text): return {'cell_type': 'markdown', 'source': [text], 'metadata': {}}
 def code(text, tags=(), export=False):
+    m = SOLUTION.match(text)
+    prompt = {'mystnb': {'code_prompt_show': f'Solution to exercise {m.group(1)}'}} if m else {}
     return {'cell_type': 'code', 'source': [text], 'id': 'c0',
-            'metadata': {'tags': list(tags), **({'nbdev': {'export': 'true'}} if export else {})}}
+            'metadata': {'tags': list(tags), **prompt, **({'nbdev': {'export': 'true'}} if export else {})}}
 
 
 def test_the_exercise_check_can_fail():
@@ -146,6 +151,8 @@ def test_the_exercise_check_can_fail():
     assert 'want 3 to 5' in exercise_problems([md('## Exercises\n\n1. One.\n2. Two.')] + good[1:3])[0]
     untagged = good[:3] + [code('# Solution to exercise 3\nassert 3')]
     assert exercise_problems(untagged) == ["'# Solution to exercise 3' is not tagged hide-cell"]
+    unnamed = good[:3] + [dict(good[3], metadata={'tags': ['hide-cell']})]
+    assert exercise_problems(unnamed) == ["'# Solution to exercise 3': its toggle says None"]
     assert 'asserts nothing' in exercise_problems(good[:3] + [code('# Solution to exercise 3\nx = 3', ['hide-cell'])])[0]
     assert 'not a solution' in exercise_problems(good + [code('print(1)')])[0]
     assert 'without a solution' in exercise_problems(good[:3])[0]

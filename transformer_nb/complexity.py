@@ -67,8 +67,7 @@ def layer_flops(
     d_model: int,  # width d
     kernel_size: int = 3,  # kernel k of 'conv'
     batch: int = 1,  # sequences B
-    # FLOPs, a multiply-add counted as 2; biases, softmax and gate nonlinearities not
-    # counted
+    # FLOPs (a multiply-add counts 2; biases, softmax and gates are not counted)
 ) -> int:
     """Matrix-product FLOPs of one forward `SequenceLayer`: 8nd²+4n²d, 16nd², 12nd² or
     2knd², times `batch`."""

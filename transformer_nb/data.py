@@ -370,8 +370,10 @@ def encode(
 
 # %% ../nbs/09_data.ipynb #564c3d43
 @patch
-# list of ints, list of lists, or a (L,) / (B, L) tensor
-def decode(self: Tokenizer, ids):
+def decode(
+    self: Tokenizer,
+    ids,  # list of ints, list of lists, or a (L,) / (B, L) tensor
+):
     "Ids to text, stopping at the first eos and skipping pad and bos."
     if isinstance(ids, Tensor):
         ids = ids.tolist()

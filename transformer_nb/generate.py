@@ -119,8 +119,7 @@ def warp_logits(
     logits: Tensor,  # (B, V) float
     temperature: float = 1.0,  # divide the logits by this (> 0)
     top_k: int = 0,  # keep the k largest logits per row; 0 = all
-    # keep the smallest set of most likely tokens with total probability >= top_p; 1 =
-    # all
+    # keep the fewest most likely tokens whose total probability is >= top_p; 1 = all
     top_p: float = 1.0,
 ) -> Tensor:  # (B, V), removed tokens at -inf
     """Temperature, then top-k, then top-p filtering of next-token logits (Hugging
