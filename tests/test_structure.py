@@ -91,6 +91,11 @@ def test_dependencies_follow_the_chapters():
     assert {'utils', 'checkpoint', 'runlog'} <= support
 
 
+def test_the_tokenizer_does_not_import_the_model():
+    "data (the corpus and the tokenizer, chapter 9) finds its files through utils: no model is loaded to read text."
+    assert not package_imports(modules()['data']) - {'utils'}, package_imports(modules()['data'])
+
+
 def test_inference_does_not_import_training():
     code = ('import sys, transformer_nb.translate, transformer_nb.generate\n'
             'bad = [m for m in ("transformer_nb.train", "transformer_nb.data") if m in sys.modules]\n'

@@ -16,7 +16,7 @@ import numpy as np
 from fastcore.basics import patch
 from torch import Tensor
 
-from .model import TOKENIZER_NAME, ModelFileError, shipped_path
+from .utils import TOKENIZER_NAME, ModelFileError, shipped_path
 
 # %% ../nbs/09_data.ipynb #952585a6
 CORPUS_FILE = 'bible.web-rv1909.en-es.tsv.gz'  # columns: verse id, English, Spanish
