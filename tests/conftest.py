@@ -29,31 +29,30 @@ def wheel(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope='session')
 def wheel_venv(wheel, tmp_path_factory) -> Path:
-    """A fresh virtual environment (outside the checkout) holding the wheel, its declared dependencies
-    and a Jupyter kernel; returns its `bin/` folder."""
-    import torch
+    """A fresh virtual environment (outside the checkout) holding the wheel with the `export` extra
+    that chapter 18 needs, its declared dependencies, a Jupyter kernel and this checkout's nbdev,
+    which runs the chapters; returns its `bin/` folder. A test that shows the package working
+    without nbdev runs its commands with the `no_nbdev` environment."""
+    import nbdev, torch
     venv = tmp_path_factory.mktemp('wheel-venv')
     run([sys.executable, '-m', 'venv', str(venv)])
     py = str(venv / 'bin' / 'python')
     # the torch installed here (a CPU build on CI) keeps the environment from pulling a CUDA build
     run([py, '-m', 'pip', 'install', '-q', f"torch=={torch.__version__.split('+')[0]}"])
-    # with the `export` extra, which chapter 18 (and only it) needs
-    run([py, '-m', 'pip', 'install', '-q', f'{wheel}[export]', 'ipykernel', 'nbclient', 'nbformat'])
+    run([py, '-m', 'pip', 'install', '-q', f'{wheel}[export]', 'ipykernel', 'nbclient', 'nbformat',
+         f'nbdev=={nbdev.__version__}'])
     return venv / 'bin'
 
 
 @pytest.fixture(scope='session')
-def chapters_venv(wheel, tmp_path_factory) -> Path:
-    """A fresh virtual environment holding the wheel (with the `export` extra chapter 18 needs), its
-    declared dependencies and this checkout's nbdev, which runs the chapters; returns its `bin/`.
-    Apart from `wheel_venv`, whose commands must work without nbdev."""
-    import nbdev, torch
-    venv = tmp_path_factory.mktemp('chapters-venv')
-    run([sys.executable, '-m', 'venv', str(venv)])
-    py = str(venv / 'bin' / 'python')
-    run([py, '-m', 'pip', 'install', '-q', f"torch=={torch.__version__.split('+')[0]}"])
-    run([py, '-m', 'pip', 'install', '-q', f'{wheel}[export]', f'nbdev=={nbdev.__version__}'])
-    return venv / 'bin'
+def no_nbdev(tmp_path_factory) -> dict:
+    """The environment of a process in which `import nbdev` fails as if nbdev were not installed:
+    a package of that name, first on PYTHONPATH, refuses to import."""
+    stub = tmp_path_factory.mktemp('no-nbdev')
+    (stub / 'nbdev').mkdir()
+    (stub / 'nbdev' / '__init__.py').write_text(
+        "raise ImportError('nbdev is hidden: the package must work without it')\n")
+    return {**os.environ, 'PYTHONPATH': str(stub)}
 
 
 @pytest.fixture(scope='session')

@@ -282,16 +282,17 @@ def run_translate(model_dir, stdin: bytes, *args):
     )
 
 
-@pytest.mark.parametrize(
-    'sep', ['\x0b', '\x0c', '\x1c', '\x1d', '\x1e', '\x85', '\u2028', '\u2029']
-)
-def test_translate_lines_split_at_newlines_only(model_dir, sep):
-    "A character str.splitlines breaks at stays in its line: a line out per line in."
-    r = run_translate(model_dir, f'uno{sep}dos\ntres\n'.encode('utf-8'))
+SEPARATORS = ['\x0b', '\x0c', '\x1c', '\x1d', '\x1e', '\x85', '\u2028', '\u2029']
+
+
+def test_translate_lines_split_at_newlines_only(model_dir):
+    """A character str.splitlines breaks at stays in its line: a line out per line in (one
+    line per separator, in one run of the command)."""
+    lines = [f'uno{sep}dos' for sep in SEPARATORS] + ['tres']
+    r = run_translate(model_dir, ('\n'.join(lines) + '\n').encode('utf-8'))
     assert r.returncode == 0, r.stderr
-    assert (
-        len(r.stdout.decode('utf-8').split('\n')) == 3
-    )  # two lines and the final newline
+    out = r.stdout.decode('utf-8').split('\n')
+    assert len(out) == len(lines) + 1, out  # a line per line and the final newline
 
 
 def test_translate_crlf_and_odd_text(model_dir):

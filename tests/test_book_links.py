@@ -3,7 +3,7 @@
 
 Needs `_build/html` (`make html` runs first in `make test`).
 """
-import html.parser, re
+import functools, html.parser, re
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -29,7 +29,9 @@ class Page(html.parser.HTMLParser):
             if a.get(key) and tag in ('a', 'img', 'link', 'script'): self.links.append(a[key])
 
 
+@functools.lru_cache(maxsize=None)
 def parse(path: Path) -> Page:
+    "One page's links and ids, parsed once for all the tests (a page links to many others)."
     p = Page(); p.feed(path.read_text(encoding='utf-8')); return p
 
 
@@ -46,7 +48,7 @@ def test_every_chapter_page_was_built():
 @pytest.mark.parametrize('page', TOC_PAGES, ids=str)
 def test_internal_links_resolve(page):
     path = HTML / page
-    broken, checked, cache = [], 0, {}
+    broken, checked = [], 0
     for link in parse(path).links:
         if not internal(link): continue
         u = urlsplit(link)
@@ -56,7 +58,7 @@ def test_internal_links_resolve(page):
         if not target.exists():
             broken.append(f'{link} (no file {target.relative_to(HTML) if HTML in target.parents else target})'); continue
         if u.fragment and target.suffix == '.html':
-            ids = cache.setdefault(target, parse(target).ids)
+            ids = parse(target).ids
             if unquote(u.fragment) not in ids: broken.append(f'{link} (no id {u.fragment!r} in {target.name})')
     assert checked > 0, f'no internal links found in {page}'
     assert not broken, f'{page}: broken internal links:\n' + '\n'.join(broken)

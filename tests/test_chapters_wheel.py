@@ -27,16 +27,16 @@ def _env(bin_dir: Path) -> dict:
 
 
 @pytest.mark.skipif(KERNEL_SKIP is not None, reason='make wheel-chapters: one kernel per chapter')
-def test_chapters_run_from_wheel(chapters_venv, tmp_path):
+def test_chapters_run_from_wheel(wheel_venv, tmp_path):
     work = tmp_path / 'book'  # nothing of the checkout but the notebooks and nbdev's settings
     shutil.copytree(ROOT / 'nbs', work / 'nbs')
     shutil.copy(ROOT / 'pyproject.toml', work)
-    py = chapters_venv / 'python'
+    py = wheel_venv / 'python'
     where = subprocess.run([py, '-c', 'import transformer_nb; print(transformer_nb.__file__)'],
-                           capture_output=True, text=True, cwd=work / 'nbs', env=_env(chapters_venv))
+                           capture_output=True, text=True, cwd=work / 'nbs', env=_env(wheel_venv))
     assert 'site-packages' in where.stdout, where.stdout + where.stderr
-    r = subprocess.run([chapters_venv / 'nbdev-test', '--do-print', '--timing'], capture_output=True,
-                       text=True, cwd=work, env=_env(chapters_venv))
+    r = subprocess.run([wheel_venv / 'nbdev-test', '--do-print', '--timing'], capture_output=True,
+                       text=True, cwd=work, env=_env(wheel_venv))
     assert r.returncode == 0, f'a chapter failed from the wheel:\n{r.stdout[-3000:]}\n{r.stderr[-8000:]}'
     ran = {l.split(':')[0] for l in r.stdout.splitlines() if l.endswith(' secs')}
     assert ran == {p.name for p in NBS}, sorted({p.name for p in NBS} - ran)
