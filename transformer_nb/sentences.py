@@ -10,6 +10,7 @@ __all__ = ['ABBREVIATIONS', 'LEARNED_AS_TYPED', 'SPELLINGS', 'split_sentences', 
 import math, re
 from typing import Callable, Container
 
+from .checks import NUMBER_WORDS
 from .short_pairs import english_number, number_pairs, spanish_number
 
 # %% ../nbs/09c_sentences.ipynb #f25d8f9e
@@ -142,19 +143,20 @@ def words_to_digits(
 ) -> str:
     """Write `numbers` back in digits where `text` spells them (in any of `forms(n)`),
     longest first, each as many times as it occurs in `numbers`."""
-    table = lambda n: {forms(n): str(n)} if isinstance(forms(n), str) else forms(n)
-    for n in sorted(set(numbers), key=lambda n: -max(map(len, table(n)))):
-        spellings = sorted(table(n), key=len, reverse=True)
+    tables = {n: forms(n) for n in set(numbers)}
+    tables = {n: {f: str(n)} if isinstance(f, str) else f for n, f in tables.items()}
+    for n in sorted(tables, key=lambda n: -max(map(len, tables[n]))):
+        spellings = sorted(tables[n], key=len, reverse=True)
         pattern = '|'.join(f'({_spelled(w)})' for w in spellings)
-        written = lambda m: table(n)[spellings[m.lastindex - 1]]
+        written = lambda m: tables[n][spellings[m.lastindex - 1]]
         # as often as the source held it: 'no one' stays when the source had one 1
         text = re.sub(pattern, written, text, count=numbers.count(n), flags=re.I)
     return text
 
 # %% ../nbs/09c_sentences.ipynb #1450e562
-# the last word of an English ordinal that is not the cardinal's + 'th'
-_EN_ORDINAL = dict(one='first', two='second', three='third', five='fifth')
-_EN_ORDINAL |= dict(eight='eighth', nine='ninth', twelve='twelfth')
+# English number words as chapter 14a reads them (word -> value): an ordinal's last word
+_CARDINALS, _ORDINALS = NUMBER_WORDS['en'][:2]
+_ORDINAL_OF = {v: w for w, v in _ORDINALS.items()}  # value -> ordinal word
 
 
 def english_forms(n: int) -> dict:
@@ -166,10 +168,10 @@ def english_forms(n: int) -> dict:
         out['a' + words[3:]] = str(n)
     if n > 1:  # 'first' is too often no number ('at first')
         last = re.split(r'[- ]', words)[-1]
-        th = _EN_ORDINAL.get(last, re.sub('y$', 'ie', last) + 'th')
         tens, ones = n % 100 // 10, n % 10
         suffix = 'th' if tens == 1 else {1: 'st', 2: 'nd', 3: 'rd'}.get(ones, 'th')
-        out[words[: len(words) - len(last)] + th] = f'{n}{suffix}'
+        ordinal = words[: len(words) - len(last)] + _ORDINAL_OF[_CARDINALS[last]]
+        out[ordinal] = f'{n}{suffix}'
     return out
 
 
