@@ -25,6 +25,9 @@ in this script beside PyTorch. So `--separate N` (default 2) also measures ours 
 threads each in a process of its own (this script with `--worker`), alternating, and reports
 `greedy_vs_ct2_Nt` and `beam4_vs_ct2_Nt`.
 
+`ours compiled greedy` decodes with `optimize_for(model, 'compiled')` (one decoding step compiled by
+`torch.compile`; compiled before the timing); `compiled_vs_eager` is its speed over ours (> 1: faster).
+
 Also measured: the speed-up of the KV cache (greedy, cached against recomputing the prefix, 32 verses
 forced to exactly 64 and 128 new tokens), and the BLEU change of int8 decoding (`optimize_for(model, 'int8')`) on
 all test verses, greedy. The last line is JSON, also written to data/decode_speed.json.
@@ -65,6 +68,7 @@ class Systems:
         self.tok, self.c = tok, model.config
         self.model = optimize_for(model, 'auto')  # prepacked, as Translator.from_pretrained decodes
         self.q8 = optimize_for(model, 'int8')
+        self.compiled = optimize_for(model, 'compiled')  # compiles here, once (not timed)
         self.hf = marian_copy(model) if use_hf else None
         self.ct2, self.threads = {}, 1
         if use_ct2:
@@ -94,8 +98,9 @@ class Systems:
     def limit(self, rows):
         return min(self.c.max_len, max(map(len, rows)) + 50)
 
-    def ours(self, rows, beams, int8=False):
-        m, src, n = (self.q8 if int8 else self.model), tensor_of(rows), self.limit(rows)
+    def ours(self, rows, beams, int8=False, compiled=False):
+        m = self.q8 if int8 else self.compiled if compiled else self.model
+        src, n = tensor_of(rows), self.limit(rows)
         if beams == 1: out = generate(m, src, max_new_tokens=n)
         else: out = beam_search(m, src, num_beams=beams, max_new_tokens=n, length_penalty=1.0)
         return [strip(r, self.c) for r in out.tolist()]
@@ -220,7 +225,8 @@ def main():
         for threads in args.threads:
             s.set_threads(threads)
             jobs = {'ours greedy': lambda b: s.ours(b, 1), 'ours beam4': lambda b: s.ours(b, 4),
-                    'ours int8 greedy': lambda b: s.ours(b, 1, int8=True)}
+                    'ours int8 greedy': lambda b: s.ours(b, 1, int8=True),
+                    'ours compiled greedy': lambda b: s.ours(b, 1, compiled=True)}
             if s.hf is not None:
                 jobs |= {'hf greedy': lambda b: s.huggingface(b, 1),
                          'hf beam4': lambda b: s.huggingface(b, 4)}
@@ -234,7 +240,7 @@ def main():
             for k, v in t.items():
                 ref = outs['ours int8 greedy' if 'int8' in k else f"ours {k.split()[-1]}"]
                 agree = sum(a == b for a, b in zip(outs[k], ref)) / len(ref)
-                print(f"  {k:17s} {v:7.2f} s  {args.verses / v:6.1f} verses/s  "
+                print(f"  {k:20s} {v:7.2f} s  {args.verses / v:6.1f} verses/s  "
                       f"same output as ours: {agree:.0%}")
                 res.setdefault('seconds' + sfx, {})[k] = round(v, 2)
             for other in ('hf', 'ct2'):
@@ -245,6 +251,7 @@ def main():
                 res[f'int8_greedy_vs_ct2_int8{sfx}'] = round(
                     t['ct2 int8 greedy'] / t['ours int8 greedy'], 3)
             res[f'int8_speedup_greedy{sfx}'] = round(t['ours greedy'] / t['ours int8 greedy'], 3)
+            res[f'compiled_vs_eager{sfx}'] = round(t['ours greedy'] / t['ours compiled greedy'], 3)
     if args.separate and not args.quick and not args.no_ct2:
         n = args.separate
         t = separate(args, n)

@@ -30,6 +30,7 @@ def test_readme_quotes_the_benchmark():
         'the same at two threads': f"{x('greedy_vs_ct2_2t')} / {x('beam4_vs_ct2_2t')}",
         'int8 greedy (`--int8`) against CTranslate2 int8': f"{x('int8_greedy_vs_ct2_int8')}; {bleu}",
         'int8 greedy against our float32 greedy': x('int8_speedup_greedy'),
+        'greedy with a compiled decoding step': x('compiled_vs_eager'),
     }
     got = {label: readme_row(label) for label in want}
     wrong = {label: (got[label], cell) for label, cell in want.items() if got[label] != cell}

@@ -12,9 +12,9 @@ import torch
 from torch import Tensor
 from fastcore.basics import patch
 from transformer_nb.generate import (
-    IncrementalDecoder,
     ban_repeated_ngrams,
     check_source,
+    decoder_for,
     eval_mode,
     length_limits,
     logits_processors,
@@ -105,7 +105,7 @@ def __init__(
     self.limit = length_limits(src, self.max_new_tokens, self.pad, c.max_len)
     L = self.L = int(self.limit.max()) + 1  # token buffer: ⟨BOS⟩ + longest output
     memory, src_mask = model.encode(src)  # (B, S, d_model), (B, 1, 1, S): once
-    self.dec = IncrementalDecoder(model, memory, src_mask, L - 1, group=K)
+    self.dec = decoder_for(model)(model, memory, src_mask, L - 1, group=K)
     self.seq = torch.full((B, G, self.k, L), self.pad, dtype=torch.long, device=dev)
     self.seq[..., 0] = bos  # running hypotheses
     self.run = torch.full((B, G, self.k), NEG, device=dev)  # their summed scores

@@ -6,7 +6,7 @@
 __all__ = ['kv_cache_bytes', 'IncrementalDecoder', 'NaiveDecoder', 'warp_logits', 'next_token', 'LogitsProcessor',
            'SuppressTokens', 'MinNewTokens', 'repetition_penalize', 'RepetitionPenalty', 'ban_repeated_ngrams',
            'NoRepeatNGram', 'Warp', 'LogSoftmax', 'process', 'logits_processors', 'GenerateOutput', 'check_source',
-           'special_ids', 'length_limits', 'eval_mode', 'generate']
+           'special_ids', 'length_limits', 'eval_mode', 'decoder_for', 'generate']
 
 # %% ../nbs/13_kv_cache.ipynb #56e30ad8
 import contextlib
@@ -410,6 +410,12 @@ def eval_mode(model: nn.Module):
         model.train(was_training)
 
 # %% ../nbs/13_kv_cache.ipynb #65f445f8
+def decoder_for(model: nn.Module):
+    """The cached decoder to build for `model`: a deployed copy's own (chapter 13a's
+    compiled step), else `IncrementalDecoder`."""
+    return getattr(model, 'incremental_decoder', IncrementalDecoder)
+
+
 def _run_decoding(model, src, c, choose, procs, ids, output_scores) -> GenerateOutput:
     """Encode once, decode up to each sentence's limit (config `c`), keep the steps
     taken."""
@@ -417,7 +423,7 @@ def _run_decoding(model, src, c, choose, procs, ids, output_scores) -> GenerateO
     limits = length_limits(src, c.max_new_tokens, ids[1], model.config.max_len)  # (B,)
     B = src.size(0)
     T = int(limits.max()) if B else 0
-    Decoder = IncrementalDecoder if c.use_cache else NaiveDecoder
+    Decoder = decoder_for(model) if c.use_cache else NaiveDecoder
     dec = Decoder(model, memory, src_mask, T)
     out = torch.full((B, T), ids[1], dtype=torch.long, device=src.device)
     V = model.config.tgt_vocab
