@@ -26,7 +26,7 @@
 Each result (BLEU and chrF from sacreBLEU, with signatures, on all test books and on the seven short
 books) is merged into `data/baselines.json`, which chapter 17 reads (it is installed with the package).
 """
-import argparse, json, math, platform, shutil, subprocess, sys, time, warnings
+import argparse, json, platform, shutil, subprocess, sys, time, warnings
 from pathlib import Path
 
 import torch
@@ -34,15 +34,11 @@ from torch import nn
 
 from transformer_nb.batching import PairDataset, TokenBucketSampler, collate
 from transformer_nb.data import BASELINE_BOOKS, Tokenizer, book_of, load_bible
-from transformer_nb.decoder import shift_right
 from transformer_nb.evaluate import corpus_scores
-from transformer_nb.loss import label_smoothed_nll
-from transformer_nb.model import TransformerConfig, pretrained_path
+from transformer_nb.model import TorchTransformer, TransformerConfig, pretrained_path
 from transformer_nb.recipe import TRAIN_PRESETS
 from transformer_nb.schedule import make_optimizer
-
-sys.path.insert(0, str(Path(__file__).parent))
-from train_throughput import TorchTransformer  # our embeddings and output layer around nn.Transformer
+from transformer_nb.train import batch_loss  # the trainer's forward and loss of one batch
 
 OUT = Path(__file__).resolve().parents[1] / 'data' / 'baselines.json'
 # plain greedy decoding, as the torch row decodes: no search rule against repetitions, whatever the
@@ -118,8 +114,7 @@ def torch_baseline(test, args) -> dict:
         for b in sampler.batches(epoch):
             src, tgt = collate([ds[i] for i in b], tok.pad_token_id)
             n = int((tgt != tok.pad_token_id).sum())
-            loss = label_smoothed_nll(model(src, shift_right(tgt, tok.bos_token_id)), tgt, 0.1,
-                                      tok.pad_token_id, reduction='sum')
+            loss, _, _ = batch_loss(model, src, tgt, 0.1, tok.pad_token_id, tok.bos_token_id)
             (loss / n).backward()
             nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             opt.step(); sched.step(); opt.zero_grad(set_to_none=True); step += 1

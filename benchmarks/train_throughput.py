@@ -17,37 +17,10 @@ from torch import nn
 
 from transformer_nb.batching import PairDataset, TokenBucketSampler, collate
 from transformer_nb.data import Tokenizer
-from transformer_nb.decoder import shift_right
-from transformer_nb.encoder import Embeddings
-from transformer_nb.loss import label_smoothed_nll
-from transformer_nb.model import Transformer, TransformerConfig
-from transformer_nb.positional import positional_encoding
+from transformer_nb.model import TorchTransformer, Transformer, TransformerConfig
 from transformer_nb.schedule import make_optimizer
 from transformer_nb.recipe import TrainConfig, load_split
-
-
-class TorchTransformer(nn.Module):
-    "Our embeddings, positions and tied output projection around `torch.nn.Transformer` (batch-first, post-norm)."
-    def __init__(self, c: TransformerConfig):
-        super().__init__()
-        self.config = c
-        self.embedding = Embeddings(c.src_vocab_size, c.d_model, c.pad_token_id)  # shared by source, target and generator
-        self.positions = positional_encoding(c.positional, c.d_model, c.max_len)
-        self.dropout = nn.Dropout(c.dropout)
-        self.transformer = nn.Transformer(c.d_model, c.n_heads, c.n_encoder_layers, c.n_decoder_layers, c.d_ff, c.dropout,
-                                          activation=c.activation, batch_first=True, norm_first=c.norm_first,
-                                          layer_norm_eps=c.layer_norm_eps)
-        self.generator = nn.Linear(c.d_model, c.src_vocab_size, bias=False)
-        self.generator.weight = self.embedding.weight
-
-    def forward(self, src, tgt_in):  # (B, S), (B, T) -> (B, T, V)
-        T = tgt_in.size(1)
-        causal = torch.ones(T, T, dtype=torch.bool, device=src.device).triu(1)  # True = blocked (torch's convention)
-        pad = src == self.config.pad_token_id  # (B, S), True = padding
-        x = self.dropout(self.positions(self.embedding(src)))  # (B, S, d_model)
-        y = self.dropout(self.positions(self.embedding(tgt_in)))  # (B, T, d_model)
-        h = self.transformer(x, y, tgt_mask=causal, src_key_padding_mask=pad, memory_key_padding_mask=pad, tgt_is_causal=True)
-        return self.generator(h)
+from transformer_nb.train import batch_loss  # the trainer's forward and loss of one batch
 
 
 def make_step(model, cfg: TransformerConfig, factor=2.0, warmup=2000, smoothing=0.1, clip=1.0):
@@ -55,8 +28,7 @@ def make_step(model, cfg: TransformerConfig, factor=2.0, warmup=2000, smoothing=
     opt, sched = make_optimizer(model, cfg.d_model, warmup, factor)  # fused Adam
     def step(src, tgt):
         n = int((tgt != cfg.pad_token_id).sum())
-        logits = model(src, shift_right(tgt, cfg.bos_token_id))  # (B, T, V)
-        loss = label_smoothed_nll(logits, tgt, smoothing, cfg.pad_token_id, reduction='sum')
+        loss, _, _ = batch_loss(model, src, tgt, smoothing, cfg.pad_token_id, cfg.bos_token_id)
         (loss / n).backward()
         nn.utils.clip_grad_norm_(model.parameters(), clip)
         opt.step(); sched.step(); opt.zero_grad(set_to_none=True)

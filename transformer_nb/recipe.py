@@ -20,18 +20,17 @@ from .short_pairs import concat_pairs, short_pairs
 
 # %% ../nbs/11a_recipe.ipynb #86f31ae3
 @dataclass
-class _Model:
-    "The model: a preset of chapter 8, changed where asked."
+class TrainConfig:
+    "Every setting of a training run; each field is also a command-line flag."
+
+    # ── model: a preset of chapter 8, changed where asked ──
 
     model: str = 'small'  # a `TransformerConfig` preset
     # `TransformerConfig` fields to change, e.g. {'n_heads': 8}
     model_overrides: dict = field(default_factory=dict)
     dropout: float | None = None  # residual dropout; None: the preset's
 
-# %% ../nbs/11a_recipe.ipynb #30dafd6b
-@dataclass
-class _Data(_Model):
-    "The data of §5.1: corpus, direction, subsets, vocabulary."
+    # ── data (§5.1): corpus, direction, subsets, vocabulary ──
 
     direction: str = 'es-en'  # 'es-en' (the book's) or 'en-es'
     # a TSV in the shipped corpus's format; None: the shipped Bible corpus
@@ -46,28 +45,19 @@ class _Data(_Model):
     # leave out training pairs with a side longer than this many tokens
     max_len: int = 256
 
-# %% ../nbs/11a_recipe.ipynb #0eacb348
-@dataclass
-class _Batches(_Data):
-    "Batches of §5.1, in tokens."
+    # ── batches (§5.1), in tokens ──
 
     max_tokens: int = 4096  # padded tokens per side in one batch of one process
     accum_steps: int = 1  # batches per optimizer update (gradient accumulation)
 
-
-@dataclass
-class _Duration(_Batches):
-    "The length of a run (§5.2): the first limit reached stops training."
+    # ── duration (§5.2): the first limit reached stops training ──
 
     epochs: int | None = None  # passes over the training data
     max_steps: int | None = None  # optimizer updates
     # minutes of training wall-clock, validation included
     time_budget: float | None = None
 
-# %% ../nbs/11a_recipe.ipynb #1e79dec5
-@dataclass
-class _Optimisation(_Duration):
-    "Schedule (§5.3), label smoothing (§5.4), clipping and the seed."
+    # ── optimisation: schedule (§5.3), label smoothing (§5.4), clipping, seed ──
 
     factor: float = 2.0  # Noam factor (Adam's lr before scheduling)
     warmup: int = 4000  # Noam warm-up steps
@@ -76,10 +66,7 @@ class _Optimisation(_Duration):
     clip_norm: float | None = 1.0
     seed: int = 0  # seeds the data order, the initial weights and dropout
 
-# %% ../nbs/11a_recipe.ipynb #9aced505
-@dataclass
-class _Hardware(_Optimisation):
-    "Where the run computes, and in which precision."
+    # ── hardware: where the run computes, and in which precision ──
 
     device: str = 'auto'  # 'auto' (this process's GPU, else CPU), 'cpu', 'cuda:1', ...
     # 'auto' (bf16, else fp16, on GPU; fp32 on CPU), 'native' (bf16 wherever the
@@ -89,10 +76,7 @@ class _Hardware(_Optimisation):
     # CPU threads per process; None: the cores shared among this machine's processes
     threads: int | None = None
 
-# %% ../nbs/11a_recipe.ipynb #d9e9b96a
-@dataclass
-class _Bookkeeping(_Hardware):
-    "Files, logs, validations, snapshots and their average (§6.1)."
+    # ── bookkeeping: files, logs, validations, snapshots, their average (§6.1) ──
 
     out_dir: str = 'runs/default'  # the run's folder: checkpoints, log, tokenizer
     log_every: int = 50  # steps between rows of the training log
@@ -108,17 +92,8 @@ class _Bookkeeping(_Hardware):
     tensorboard: bool = False  # also log to TensorBoard (needs the tensorboard package)
     progress: bool = True  # tqdm progress bar
 
-# %% ../nbs/11a_recipe.ipynb #10337095
-@dataclass
-class TrainConfig(_Bookkeeping):
-    "Every setting of a training run; each field is also a command-line flag."
-
     def __post_init__(self):
         _check_config(self)  # the checks: below
-
-
-for _cls, _base in zip(TrainConfig.__mro__, TrainConfig.__mro__[1:-1]):
-    _cls.__delwrap__ = _base  # docments: the comments of the group it extends
 
 # %% ../nbs/11a_recipe.ipynb #9ee14fba
 PRECISIONS = ('auto', 'native', 'fp32', 'bf16', 'fp16')

@@ -6,10 +6,10 @@
 __all__ = ['DEVICES', 'DEBUG_ENV', 'USER_ERRORS', 'ISSUES', 'SLIPS', 'SHIPPED_PREFIX', 'PRETRAINED', 'CONFIG_NAME',
            'WEIGHTS_NAME', 'TOKENIZER_NAME', 'LEGACY_WEIGHTS_NAME', 'mps_available', 'resolve_device', 'in_ipython',
            'int_in', 'float_in', 'check_fields', 'ArgumentParser', 'UsageError', 'run_main', 'PlainProgress',
-           'progress', 'ModelFileError', 'shipped_path', 'pretrained_path', 'resolve_model_dir']
+           'progress', 'ModelFileError', 'shipped_path', 'pretrained_path', 'resolve_model_dir', 'read_weights']
 
 # %% ../nbs/00_utils.ipynb #f9497d20
-import argparse, dataclasses, linecache, math, os, sys, time, types, typing
+import argparse, dataclasses, json, linecache, math, os, sys, time, types, typing
 from pathlib import Path
 import torch
 from tqdm import tqdm
@@ -402,3 +402,49 @@ def resolve_model_dir(path) -> Path:
     if isinstance(path, str) and path in PRETRAINED and not Path(path).exists():
         return pretrained_path(path)
     return Path(path)
+
+# %% ../nbs/00_utils.ipynb #fecd9cf4
+def read_weights(path, map_location='cpu', what: str = 'weights'):
+    "A state_dict from a `.safetensors` file, else `torch.load(weights_only=True)`."
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such {what} file")
+    if path.stat().st_size == 0:
+        raise ModelFileError(f"{path} is empty: save the {what} again")
+    if path.suffix == '.safetensors':
+        return _read_safetensors(path, map_location, what)
+    try:
+        return torch.load(path, map_location=map_location, weights_only=True)
+    except Exception as e:  # the unpickler fails in many ways on a foreign file
+        if 'GLOBAL' in str(e):  # weights_only met a Python object it will not build
+            raise ModelFileError(
+                f"{path} holds Python objects, not just tensors: "
+                "torch.load(weights_only=True) refuses to run them; "
+                "save the state_dict alone"
+            ) from None
+        raise ModelFileError(
+            f"{path} is not a readable PyTorch file (truncated or "
+            f"corrupt?): save the {what} again"
+        ) from None
+
+# %% ../nbs/00_utils.ipynb #aed4f478
+def _read_safetensors(path: Path, map_location, what: str) -> dict:
+    "The tensors of a safetensors file, with the tied names `save_pretrained` left out."
+    from safetensors import safe_open
+
+    device = str(torch.device(map_location))  # 'cpu', 'cuda:0', ...
+    try:
+        with safe_open(path, framework='pt', device=device) as f:
+            state = {k: f.get_tensor(k) for k in f.keys()}
+            tied = json.loads((f.metadata() or {}).get('tied', '{}'))
+    except Exception:  # a bad header, a short file, another format
+        raise ModelFileError(
+            f"{path} is not a readable safetensors file (truncated "
+            f"or corrupt?): save the {what} again"
+        ) from None
+    if not isinstance(tied, dict) or not all(v in state for v in tied.values()):
+        raise ModelFileError(
+            f"{path}: its \"tied\" metadata names tensors it does "
+            f"not hold: save the {what} again"
+        )
+    return {**state, **{alias: state[name] for alias, name in tied.items()}}
