@@ -261,13 +261,13 @@ def test_translate_cuda_missing(model_dir, capsys):
 
 
 def run_translate(model_dir, stdin: bytes, *args):
-    "python -m transformer_nb.translate in a fresh process, raw bytes in and out."
+    "python -m transformer_nb.translate_cli in a fresh process, raw bytes in and out."
     env = {**os.environ, 'OMP_NUM_THREADS': '1'}
     return subprocess.run(
         [
             sys.executable,
             '-m',
-            'transformer_nb.translate',
+            'transformer_nb.translate_cli',
             '--checkpoint',
             str(model_dir),
             '--max-new-tokens',

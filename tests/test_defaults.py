@@ -40,7 +40,7 @@ def test_defaults_are_the_validation_choice():
 
 
 def test_command_line_defaults_follow():
-    from transformer_nb.translate import build_parser
+    from transformer_nb.translate_cli import build_parser
     from transformer_nb.evaluate_cli import _parser
     beams, alpha, ngram, rerank = _defaults()
     from transformer_nb.generation_config import from_args

@@ -15,10 +15,10 @@ def model_dir(tiny_model):
 
 
 def run(*args, stdin=None):
-    "python -m transformer_nb.translate ARGS in a fresh process; returns the CompletedProcess."
+    "python -m transformer_nb.translate_cli ARGS in a fresh process; returns the CompletedProcess."
     env = {**os.environ, 'PYTHONPATH': str(ROOT) + os.pathsep + os.environ.get('PYTHONPATH', ''), 'OMP_NUM_THREADS': '1'}
     env.pop('TRANSFORMER_NB_CHECKPOINT', None)
-    return subprocess.run([sys.executable, '-m', 'transformer_nb.translate', *args], input=stdin if stdin is not None else '',
+    return subprocess.run([sys.executable, '-m', 'transformer_nb.translate_cli', *args], input=stdin if stdin is not None else '',
                           capture_output=True, text=True, encoding='utf-8', env=env, cwd=ROOT, timeout=300)
 
 
@@ -59,6 +59,18 @@ def test_int8(model_dir):
     r = run('--checkpoint', str(model_dir), '--int8', '--device', 'cuda', 'x')
     if 'not available' not in r.stderr:  # where CUDA exists: --int8 asks for the CPU
         assert r.returncode == 2 and '--int8' in r.stderr and len(r.stderr.splitlines()) == 1
+
+
+def test_compile_errors(model_dir, monkeypatch):
+    """--compile with --int8, or where torch.compile cannot build C++: one line that names
+    --compile, exit status 2 (tests/test_compiled.py compiles for real)."""
+    r = run('--checkpoint', str(model_dir), '--compile', '--int8', 'x')
+    assert r.returncode == 2 and '--compile' in r.stderr and len(r.stderr.splitlines()) == 1
+    monkeypatch.setenv('CXX', '/nonexistent/c++')
+    r = run('--checkpoint', str(model_dir), '--compile', 'x')
+    assert r.returncode == 2, r.stderr
+    assert 'error: --compile: torch.compile cannot build' in r.stderr, r.stderr
+    assert len(r.stderr.splitlines()) == 1
 
 
 def test_empty_input(model_dir):

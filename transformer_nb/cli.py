@@ -16,7 +16,7 @@ COMMANDS = {  # subcommand -> (module whose `main(argv)` runs it, one-line descr
         'train a model on a parallel corpus (chapter "Training")',
     ),
     'translate': (
-        'transformer_nb.translate',
+        'transformer_nb.translate_cli',
         'translate sentences with a saved model (chapter "Translating text")',
     ),
     'evaluate': (
