@@ -267,7 +267,11 @@ def _wrap_model(self: Trainer):
     self.net = self.model
     if self.world > 1:
         ids = [self.device.index] if self.device.type == 'cuda' else None
-        self.net = nn.parallel.DistributedDataParallel(self.model, device_ids=ids)
+        # no buffers to broadcast at every step: the only ones are the fixed position
+        # tables, and the asynchronous broadcasts can hang gloo's teardown at exit
+        self.net = nn.parallel.DistributedDataParallel(
+            self.model, device_ids=ids, broadcast_buffers=False
+        )
     if self.cfg.compile:
         self.net = torch.compile(self.net)
 

@@ -320,6 +320,7 @@ def main(argv=None) -> int:
     if trainer.is_main:
         _report(trainer, summary, args, interrupted)
     if trainer.world > 1:
+        dist.barrier()  # every process done with its collectives first
         dist.destroy_process_group()
     return 130 if interrupted else 0
 
