@@ -4,10 +4,16 @@
 PYTHON ?= python3
 PIP := $(PYTHON) -m pip
 
-.PHONY: test book install export check-export check-clean nbtest pytest html system-deps execute wheel-chapters
+.PHONY: test test-fast book install export check-export check-clean nbtest pytest html system-deps execute wheel-chapters
 
 test: install check-export check-clean html system-deps pytest
 	@echo "all checks passed"
+
+# The inner loop (about two minutes): the package in sync and clean, and the tests that need neither the built book,
+# nor a fresh environment, nor a training run.
+FAST_TESTS := structure notebooks layout quoted_numbers defaults bad_input random_text translate_cli evaluate_cli release
+test-fast: check-export check-clean
+	$(PYTHON) -m pytest $(FAST_TESTS:%=tests/test_%.py) --durations=10
 
 book: install export html
 
@@ -34,7 +40,7 @@ nbtest:
 	nbdev-test --do-print --timing
 
 pytest:
-	$(PYTHON) -m pytest tests
+	$(PYTHON) -m pytest tests --durations=25
 
 html:
 	jupyter-book build . -W --keep-going
