@@ -103,7 +103,10 @@ function probe() {
   const figures = [...col.querySelectorAll('.cell_output img, .cell_output svg[width]')];
   for (const f of figures) {
     if (f.parentElement.closest('svg, button')) continue;  // icons of buttons (copy)
-    const natural = f.tagName.toLowerCase() === 'img' ? f.naturalWidth : f.width.baseVal.value;
+    // the width the figure asks for: a sharp PNG of twice the pixels asks for half of them
+    const asked = f.getAttribute('width') || (f.style.width.endsWith('px') ? f.style.width : '');
+    const natural = f.tagName.toLowerCase() === 'img'
+      ? (parseFloat(asked) || f.naturalWidth) : f.width.baseVal.value;
     const shown = f.getBoundingClientRect().width;
     if (natural && shown && shown / natural < MIN_SCALE)
       out.figure.push({where: where(f), why: `shown at ${Math.round(100 * shown / natural)} %% of its width`,

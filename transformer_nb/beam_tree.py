@@ -5,6 +5,9 @@
 # %% auto #0
 __all__ = ['COLUMN', 'STEP', 'RANK', 'DOWN_STEP', 'DOWN_RANK', 'beam_tree_nodes', 'tree_size', 'place', 'draw_beam_tree']
 
+# %% ../nbs/94_beam_tree.ipynb #f5a91e4a
+from .plot import COLUMN_WIDTH, crisp_figures
+
 # %% ../nbs/94_beam_tree.ipynb #bd429d4f
 def beam_tree_nodes(
     steps: list,  # the per-step records of `beam_trace`
@@ -30,7 +33,7 @@ def beam_tree_nodes(
     return nodes
 
 # %% ../nbs/94_beam_tree.ipynb #df38d8c4
-COLUMN = 6.8  # inches: the book's content column (`transformer_nb.plot.COLUMN_WIDTH`)
+COLUMN = COLUMN_WIDTH  # inches: the book's content column
 STEP, RANK = 0.9, 0.66  # inches per step and per rank across the page
 DOWN_STEP, DOWN_RANK = 0.7, 0.82  # the same, down the page
 
@@ -129,6 +132,7 @@ def draw_beam_tree(
     T, width = len(steps), max(len(s['token']) for s in steps)
     vertical, size = tree_size(T, width, vertical)
     if ax is None:
+        crisp_figures()  # twice the pixels in a notebook, as every figure of the book
         _, ax = plt.subplots(figsize=size, dpi=100, layout='constrained')
     best = trace['hypotheses'][0][0] if trace['hypotheses'] else []
     nodes = beam_tree_nodes(steps, best)
