@@ -27,6 +27,7 @@ FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-
          '--disable-component-update', '--disable-sync', '--virtual-time-budget=15000']
 TOC_FILES = re.findall(r'(?:root|file):\s*(nbs/\S+)', (ROOT / '_toc.yml').read_text())
 WINDOW = 1280  # px: the window the book is laid out for
+PHONE = 390  # px: a phone's window (headless Chromium makes it at least 500 px wide)
 MIN_SCALE = 0.9  # an output figure shown below 90 % of its natural width has shrunk text
 KINDS = ('code', 'formula', 'table', 'figure', 'page')
 pytestmark = [pytest.mark.skipif(not HTML.exists(), reason='book not built: run `make html` first'),
@@ -192,6 +193,14 @@ def test_fits_the_column_at_1280px(nb, kind):
             'table': 'tables do not fit', 'figure': f'figures are shrunk below {MIN_SCALE:.0%}',
             'page': 'page is too wide'}[kind]
     assert not bad, f'{nb}: {len(bad)} {what}: {describe(bad)}'
+
+
+@pytest.mark.parametrize('nb', TOC_FILES)
+def test_the_page_never_scrolls_sideways_on_a_phone(nb):
+    """At a phone's width the column narrows: code blocks, formulas and tables scroll in their own boxes and figures
+    scale down, but nothing makes the page itself wider than the window (a long name in inline code breaks)."""
+    bad = layout(HTML / f'{nb}.html', PHONE)['page']
+    assert not bad, f'{nb}: {describe(bad)}'
 
 
 BAD_PAGE = r'''
