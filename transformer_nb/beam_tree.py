@@ -56,9 +56,17 @@ def place(x, y, vertical: bool) -> tuple:
     return (-y, -x) if vertical else (x, y)
 
 # %% ../nbs/94_beam_tree.ipynb #6aa6edda
+def _fold(piece: str, width: int = 8) -> str:
+    """A piece longer than a node's box on two lines: '▁commandment' -> '▁comman' /
+    'dment'."""
+    return (
+        piece if len(piece) <= width else f"{piece[: width - 1]}\n{piece[width - 1 :]}"
+    )
+
+
 def _draw_node(ax, n: dict, label, vertical: bool):
     "One candidate: token, summed score (normalised if finished), coloured by fate."
-    text = f"{label(n['tokens'][-1])}\n{n['score']:.2f}"
+    text = f"{_fold(label(n['tokens'][-1]))}\n{n['score']:.2f}"
     if n['done']:
         text += f"\ns={n['norm']:.2f}"
     fc = '#d9f2d9' if n['done'] else '#dbe9f6' if n['kept'] else 'white'
