@@ -126,7 +126,8 @@ def show_heatmap(
     return ax
 
 # %% ../nbs/99_plot.ipynb #ff147716
-GRID_MARGIN = (0.6, 0.4)  # inches around the panels: (width, height), labels and titles
+# inches around the panels (width, height): labels, titles and the colour bar
+GRID_MARGIN = (1.1, 0.4)
 
 
 def grid_size(rows: int, cols: int, size=None, width=None, suptitle=False) -> tuple:
@@ -159,7 +160,9 @@ def show_heatmaps(
     figure."""
     rows, cols = len(weights), len(weights[0])
     size, width, height = grid_size(rows, cols, size, width, bool(suptitle))
-    fig, axes = subplots(rows, cols, height=height, width=width, squeeze=False)
+    fig, axes = subplots(
+        rows, cols, height=height, width=width, squeeze=False, layout='constrained'
+    )
     common = dict(cmap=cmap, vmax=1.0, colorbar=False, xlabel=None)
     for k, ax in enumerate(axes.flat):
         (i, j), last = divmod(k, cols), k // cols == rows - 1
@@ -170,7 +173,7 @@ def show_heatmaps(
         ax.tick_params(bottom=last, labelbottom=last, left=j == 0, labelleft=j == 0)
     if suptitle:
         fig.suptitle(suptitle, fontsize=10)
-    fig.tight_layout()
+    fig.colorbar(axes[0, 0].images[0], ax=axes, fraction=0.04, pad=0.02)  # 0 to 1
     return fig
 
 # %% ../nbs/99_plot.ipynb #f272cec6
