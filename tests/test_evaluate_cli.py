@@ -84,6 +84,17 @@ def test_bad_arguments_exit_with_a_message(saved, tmp_path, argv, message):
     assert e.value.code == 2 and message in err.getvalue(), err.getvalue()
 
 
+def test_a_foreign_tokenizer_is_refused(saved, tmp_path):
+    "A model folder whose tokenizer is not the model's (the book's 8,000 pieces for a 300-piece model): status 2."
+    from transformer_nb.model import pretrained_path
+    shutil.copytree(saved / 'model', tmp_path / 'model')
+    shutil.copy(pretrained_path('book') / 'tokenizer.model', tmp_path / 'model' / 'tokenizer.model')
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), pytest.raises(SystemExit) as e:
+        main(['--checkpoint', str(tmp_path / 'model'), '--tsv', str(saved / 'pairs.tsv')])
+    assert e.value.code == 2 and 'do not belong together' in err.getvalue(), err.getvalue()
+
+
 def test_python_dash_m(saved):
     "The module runs as a script (the `if __name__ == '__main__'` guard) and exits 0."
     r = subprocess.run([sys.executable, '-m', 'transformer_nb.evaluate_cli', '--checkpoint', str(saved / 'model'),

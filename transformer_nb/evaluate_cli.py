@@ -16,6 +16,7 @@ from transformer_nb.model import (
     WEIGHTS_NAME,
     Transformer,
     check_model_dir,
+    check_tokenizer,
 )
 from transformer_nb.generation_config import (
     CHOSEN,
@@ -233,11 +234,10 @@ def _model(p: ArgumentParser, a, ckpt: Path) -> tuple:
     checked to share one vocabulary, and the decoding config of the flags."""
     model, tok = Transformer.from_pretrained(ckpt), Tokenizer.load(ckpt)
     model = optimize_for(model, 'int8' if a.int8 else 'auto')  # a copy to decode with
-    if tok.vocab_size != model.config.src_vocab_size:
-        p.error(
-            f"tokenizer has {tok.vocab_size} pieces but the model's vocabulary is "
-            f"{model.config.src_vocab_size}"
-        )
+    try:
+        check_tokenizer(model, tok)  # the rule the translator and the exports apply
+    except ValueError as e:
+        p.error(str(e))
     check_flags(a, model.config.max_len)
     return model, tok, from_args(a)  # the translator's defaults, and the flags given
 
