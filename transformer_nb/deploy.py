@@ -279,6 +279,10 @@ def _warm_up(model: nn.Module) -> None:
 class CompileUnavailable(RuntimeError):
     "`torch.compile` cannot build code on this machine (no C++ compiler, no Inductor)."
 
+    def __init__(self, reason: str):  # what failed; the message adds the way out
+        super().__init__(f"{reason}; decode with optimize='auto'")
+        self.reason = reason
+
 # %% ../nbs/13a_deploy.ipynb #2eae412f
 def compile_for_cpu(
     model: nn.Module,  # a float32 model on the CPU; it is copied, not changed
@@ -308,7 +312,7 @@ def compile_for_cpu(
         first_line = lambda e: (str(e).strip().splitlines() or [''])[0][:160]
         raise CompileUnavailable(
             f"torch.compile cannot build the decoding step here "
-            f"({type(e).__name__}: {first_line(e)}); decode with optimize='auto'"
+            f"({type(e).__name__}: {first_line(e)})"
         ) from e
     return m
 

@@ -156,9 +156,7 @@ def _load(args: argparse.Namespace) -> Translator:
             spell_digits=not args.keep_digits,
         )
     except CompileUnavailable as e:  # the machine, not the flags or the files
-        raise UsageError(
-            f"--compile: {str(e).rsplit(';', 1)[0]}; drop --compile"
-        ) from None
+        raise UsageError(f"--compile: {e.reason}; drop --compile") from None
     except (OSError, ValueError) as e:  # missing or broken files, a foreign tokenizer
         raise type(e)(f"cannot load the model from {args.checkpoint}: {e}") from None
 
