@@ -10,7 +10,6 @@ __all__ = ['OPTIMIZATIONS', 'swap_linears', 'onednn_available', 'PackedLinear', 
 # %% ../nbs/13a_deploy.ipynb #50cc0b13
 import copy, functools, warnings
 import torch
-import torch._dynamo, torch._inductor.config
 import torch.nn.functional as F
 from torch import nn, Tensor
 from fastcore.basics import patch
@@ -289,6 +288,8 @@ def compile_for_cpu(
 ) -> nn.Module:  # a copy whose decoding steps run one compiled graph
     """A copy for decoding with `torch.compile`d steps (Inductor, dynamic shapes,
     frozen)."""
+    import torch._dynamo, torch._inductor.config  # here: a second of every import else
+
     p = next(model.parameters())
     if p.device.type != 'cpu' or p.dtype != torch.float32 or deployed_as(model):
         raise ValueError("compiled decoding needs a plain float32 model on the CPU")
