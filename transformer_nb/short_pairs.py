@@ -7,8 +7,10 @@ __all__ = ['PHRASEBOOK', 'spanish_number', 'english_number', 'number_pairs', 'mi
            'short_pairs']
 
 # %% ../nbs/09b_short_pairs.ipynb #562ccf66
-import re
+import re, warnings
 from collections import Counter
+
+import torch
 
 from .data import Pairs
 
@@ -120,6 +122,25 @@ def _commonest(spellings: Counter) -> dict:
         out[w.lower()] = w  # the commonest comes last and stays
     return out
 
+# %% ../nbs/09b_short_pairs.ipynb #998f3273
+def _indicator(
+    sets: list,  # a set of words per sentence
+    words: list,  # the columns
+) -> torch.Tensor:  # sparse (len(sets), len(words)), float
+    "1 where sentence i contains words[j], else 0."
+    index = {w: j for j, w in enumerate(words)}
+    cols = [[index[w] for w in s if w in index] for s in sets]
+    rows = torch.arange(len(sets)).repeat_interleave(
+        torch.tensor([len(c) for c in cols])
+    )
+    cols = torch.tensor([j for c in cols for j in c], dtype=torch.long)
+    return torch.sparse_coo_tensor(
+        torch.stack([rows, cols]),
+        torch.ones(len(cols)),
+        (len(sets), len(words)),
+        check_invariants=False,
+    )
+
 # %% ../nbs/09b_short_pairs.ipynb #f866ed10
 def mine_lexicon(
     pairs: Pairs,  # sentence pairs, e.g. the training split
@@ -129,24 +150,22 @@ def mine_lexicon(
     "Word translations: pairs of words that are each other's best match by Dice."
     spellings, (S, T) = _count_words(pairs)
     cs, ct = Counter(w for s in S for w in s), Counter(w for t in T for w in t)
-    joint = Counter()
-    for s, t in zip(S, T):
-        joint.update(
-            (a, b)
-            for a in s if cs[a] >= min_count
-            for b in t if ct[b] >= min_count
-        )  # fmt: skip
-    best_s, best_t = {}, {}  # word -> (Dice, its best partner)
-    for (a, b), c in joint.items():
-        if c >= min_count:
-            d = 2 * c / (cs[a] + ct[b])
-            best_s[a] = max(best_s.get(a, (0, '')), (d, b))
-            best_t[b] = max(best_t.get(b, (0, '')), (d, a))
+    ks = sorted(w for w, c in cs.items() if c >= min_count)  # the rows of C
+    kt = sorted(w for w, c in ct.items() if c >= min_count)  # its columns
+    with warnings.catch_warnings():  # PyTorch calls its sparse products beta
+        warnings.filterwarnings('ignore', 'Sparse CSR tensor support is in beta')
+        C = torch.sparse.mm(_indicator(S, ks).t(), _indicator(T, kt)).coalesce()
+    (a, b), c = C.indices(), C.values()
+    best_s, best_t = {}, {}  # word -> (Dice, its best partner); ties: the later word
+    for i, j, n in zip(*(x[c >= min_count].tolist() for x in (a, b, c))):
+        d = 2 * int(n) / (cs[ks[i]] + ct[kt[j]])
+        best_s[ks[i]] = max(best_s.get(ks[i], (0, '')), (d, kt[j]))
+        best_t[kt[j]] = max(best_t.get(kt[j], (0, '')), (d, ks[i]))
     form_s, form_t = _commonest(spellings[0]), _commonest(spellings[1])
     out = [
-        (form_s[a], form_t[b], d)
-        for a, (d, b) in best_s.items()
-        if d >= min_dice and best_t[b][1] == a
+        (form_s[x], form_t[y], d)
+        for x, (d, y) in best_s.items()
+        if d >= min_dice and best_t[y][1] == x
     ]
     return sorted(out, key=lambda x: (-x[2], x[0]))
 
