@@ -10,8 +10,8 @@ __all__ = ['ABBREVIATIONS', 'LEARNED_AS_TYPED', 'SPELLINGS', 'split_sentences', 
 import math, re
 from typing import Callable, Container
 
-from .checks import NUMBER_WORDS
-from .short_pairs import english_number, number_pairs, spanish_number
+from .numbers import NUMBER_WORDS, english_number, spanish_number
+from .short_pairs import number_pairs
 
 # %% ../nbs/09c_sentences.ipynb #f25d8f9e
 # words after which a full stop ends no sentence (lower case, without the stop)
