@@ -37,10 +37,11 @@ def wheel_venv(wheel, tmp_path_factory) -> Path:
     venv = tmp_path_factory.mktemp('wheel-venv')
     run([sys.executable, '-m', 'venv', str(venv)])
     py = str(venv / 'bin' / 'python')
-    # the torch installed here (a CPU build on CI) keeps the environment from pulling a CUDA build
-    run([py, '-m', 'pip', 'install', '-q', f"torch=={torch.__version__.split('+')[0]}"])
-    run([py, '-m', 'pip', 'install', '-q', f'{wheel}[export]', 'ipykernel', 'nbclient', 'nbformat',
-         f'nbdev=={nbdev.__version__}'])
+    # the torch installed here (a CPU build on CI) keeps the environment from pulling a CUDA build;
+    # --no-compile: Python compiles what is imported when it is first imported (63 s -> 38 s here)
+    pip = [py, '-m', 'pip', 'install', '-q', '--no-compile']
+    run([*pip, f"torch=={torch.__version__.split('+')[0]}"])
+    run([*pip, f'{wheel}[export]', 'ipykernel', 'nbclient', 'nbformat', f'nbdev=={nbdev.__version__}'])
     return venv / 'bin'
 
 
