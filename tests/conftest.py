@@ -7,6 +7,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SKIP_WHEEL = os.environ.get('TRANSFORMER_NB_SKIP_WHEEL') == '1'
+# The processes the tests start write Python's bytecode caches, even where the environment turns
+# them off (PYTHONDONTWRITEBYTECODE): the fresh venv is installed without them (--no-compile), so
+# each module it imports is compiled once, on first import, not again in every process.
+os.environ.pop('PYTHONDONTWRITEBYTECODE', None)
 
 
 def run(cmd, **kw):
