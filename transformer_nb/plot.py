@@ -4,10 +4,10 @@
 
 # %% auto #0
 __all__ = ['COLUMN_WIDTH', 'BOOK_RC', 'GRID_MARGIN', 'subplots', 'crisp_figures', 'figure_problems', 'heatmap_size',
-           'show_heatmap', 'grid_size', 'show_heatmaps', 'plot_curves']
+           'show_heatmap', 'grid_size', 'show_heatmaps', 'plot_curves', 'Table']
 
 # %% ../nbs/99_plot.ipynb #f43d31dc
-import math as _math
+import html as _html, math as _math
 
 # %% ../nbs/99_plot.ipynb #35785868
 COLUMN_WIDTH = 6.8  # inches: the content column at 1280 px, at 100 dpi
@@ -206,3 +206,35 @@ def plot_curves(
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=9)
     return ax
+
+# %% ../nbs/99_plot.ipynb #c9b1b361
+class Table:
+    "Rows under a header: an HTML table in a notebook, aligned text elsewhere."
+
+    def __init__(
+        self,
+        header: list,  # column names
+        rows: list,  # one sequence of cells per row
+        fmt: str = '{:.3g}',  # how a float cell is written
+    ):
+        cell = lambda v: fmt.format(v) if isinstance(v, float) else str(v)
+        self.header = [str(h) for h in header]
+        self.rows = [[cell(v) for v in r] for r in rows]
+        if any(len(r) != len(self.header) for r in self.rows):
+            raise ValueError(f"every row needs {len(header)} cells, one per column")
+
+    def __repr__(self) -> str:
+        lines = [self.header, *self.rows]
+        widths = [max(len(l[k]) for l in lines) for k in range(len(self.header))]
+        align = lambda k, c: c.ljust(widths[k]) if k == 0 else c.rjust(widths[k])
+        return '\n'.join('  '.join(align(k, c) for k, c in enumerate(l)) for l in lines)
+
+    def _repr_html_(self) -> str:
+        side = lambda k: 'left' if k == 0 else 'right'  # the first column, then numbers
+        cell = lambda tag, k, c: (
+            f'<{tag} style="text-align: {side(k)}">{_html.escape(c)}</{tag}>'
+        )
+        row = lambda tag, r: ''.join(cell(tag, k, c) for k, c in enumerate(r))
+        head = f'<thead><tr>{row("th", self.header)}</tr></thead>'
+        body = ''.join(f'<tr>{row("td", r)}</tr>' for r in self.rows)
+        return f'<table>{head}<tbody>{body}</tbody></table>'
