@@ -347,6 +347,23 @@ def check_model_dir(
             )
     return path
 
+# %% ../nbs/08_model.ipynb #d44864ec
+def _sizes_fit(config, state) -> bool:
+    """Do the weights hold the config's vocabularies, width, feed-forward size and
+    layer counts? Then the model it describes is no larger than they are."""
+    if not isinstance(state, dict) or any(
+        not isinstance(v, Tensor) for v in state.values()
+    ):
+        return False
+    shapes, d = {tuple(v.shape) for v in state.values()}, config.d_model
+    widths = {(config.src_vocab_size, d), (config.tgt_vocab, d), (config.d_ff, d)}
+    numbers = lambda p: {k.split('.')[2] for k in state if k.startswith(p)}  # of layers
+    depth = (len(numbers('encoder.layers.')), len(numbers('decoder.layers.')))
+    return widths <= shapes and depth == (
+        config.n_encoder_layers,
+        config.n_decoder_layers,
+    )
+
 # %% ../nbs/08_model.ipynb #b15b568c
 def load_pretrained(
     path, map_location='cpu', dtype: torch.dtype = torch.float32
@@ -357,11 +374,11 @@ def load_pretrained(
     config, weights = read_config(path / CONFIG_NAME), weights_file(path)
     # older fused attention projections renamed (chapter 2)
     state = upgrade_state_dict(read_weights(weights, map_location))
-    with torch.device(
-        'meta'
-    ):  # shapes only: a config that does not fit allocates nothing
-        check_state_dict(state, Transformer(config), weights)
-    model = Transformer(config)
+    if not _sizes_fit(config, state):  # say what does not fit, allocating nothing
+        with torch.device('meta'):
+            check_state_dict(state, Transformer(config), weights)
+    model = Transformer(config)  # no larger than the weights just read
+    check_state_dict(state, model, weights)
     model.load_state_dict(
         {k: v.to(dtype) if v.is_floating_point() else v for k, v in state.items()}
     )
