@@ -129,18 +129,6 @@ window.addEventListener('load', () => {
 </script>''' % {'min_scale': MIN_SCALE}
 
 
-def layout(page: Path, width: int = WINDOW) -> dict:
-    """{kind: [{'where', 'why', 'text'}]} of the elements of a built page that do not fit its column at a window
-    `width` px wide, 'column': the column's width in px, and 'dom': the page as the browser rendered it."""
-    probe = page.with_name(f'_probe_{page.name}')  # next to the page, so its styles and scripts load
-    probe.write_text(page.read_text().replace('</body>', PROBE_JS + '</body>'))
-    try: dom = browse(probe, f'--window-size={width},900', '--dump-dom')
-    finally: probe.unlink()
-    m = re.search(r'data-layout="([^"]*)"', dom)
-    assert m, f'{page.name}: the layout probe did not run'
-    return {**json.loads(html.unescape(m.group(1))), 'dom': dom}
-
-
 # Lays the probed page out in one frame per width, each a true viewport of that width (a headless window is at least
 # 500 px wide), and copies what each frame's probe found, and the first frame's page, into its own <body>.
 FRAMES_HTML = r'''<!DOCTYPE html><html><body style="margin: 0">%(frames)s<script>
@@ -158,9 +146,9 @@ FRAME = '<iframe src="%s" scrolling="no" style="display: block; border: 0; width
 
 
 def layouts(page: Path, widths: tuple = (WINDOW, PHONE)) -> dict:
-    """{width: layout(page, width)} from one browser run, each width a frame of exactly that many px; each layout
+    """{width: what `layout` finds at that width} from one browser run, each width a frame of exactly that many px; each layout
     also holds 'dom', the page as rendered in the first frame."""
-    probe = page.with_name(f'_probe_{page.name}')
+    probe = page.with_name(f'_probe_{page.name}')  # next to the page, so its styles and scripts load
     frames = page.with_name(f'_frames_{page.name}')
     probe.write_text(page.read_text().replace('</body>', PROBE_JS + '</body>'))
     frames.write_text(FRAMES_HTML % {'frames': ''.join(FRAME % (probe.name, w) for w in widths)})
@@ -170,6 +158,12 @@ def layouts(page: Path, widths: tuple = (WINDOW, PHONE)) -> dict:
     assert m and p, f'{page.name}: the layout probe did not run in every frame'
     page_dom = html.unescape(p.group(1))
     return {w: {**found, 'dom': page_dom} for w, found in zip(widths, json.loads(html.unescape(m.group(1))))}
+
+
+def layout(page: Path, width: int = WINDOW) -> dict:
+    """{kind: [{'where', 'why', 'text'}]} of the elements of a built page that do not fit its column at a viewport
+    `width` px wide, 'column': the column's width in px, and 'dom': the page as the browser rendered it."""
+    return layouts(page, (width,))[width]
 
 
 def describe(items: list, n: int = 3) -> str:
