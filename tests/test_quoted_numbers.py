@@ -1,6 +1,8 @@
-"""The speed figures that the README, the book's index and benchmarks/README quote are the ones
-`benchmarks/decode_speed.py` wrote into `data/decode_speed.json`: rerunning the benchmark without updating a quote
-(or the reverse) fails here."""
+"""The figures that the README, the book's index and benchmarks/README quote are the ones code wrote: speed ratios
+from `benchmarks/decode_speed.py` (`data/decode_speed.json`), the shipped model's scores from
+`benchmarks/shipped_scores.py` (`data/shipped_scores.json`), the baselines' from `benchmarks/baselines.py`
+(`data/baselines.json`), the KV cache's speed-up from chapter 13's output. Rerunning a script or a chapter without
+updating a quote (or the reverse) fails here."""
 import json, re
 from pathlib import Path
 
@@ -13,11 +15,16 @@ def x(key: str, digits: int = 2) -> str:
     return f'{BENCH[key]:.{digits}f}×'
 
 
-def readme_row(label: str) -> str:
-    "The last cell of the README's results row whose first cell starts with `label`."
+def readme_cells(label: str) -> list:
+    "The cells after the first of the README's row whose first cell starts with `label`."
     rows = [l for l in (ROOT / 'README.md').read_text().splitlines() if l.startswith(f'| {label}')]
     assert len(rows) == 1, f'README: {len(rows)} rows start with {label!r}'
-    return rows[0].rstrip(' |').rsplit('| ', 1)[1]
+    return [c.strip() for c in rows[0].strip(' |').split(' | ')[1:]]
+
+
+def readme_row(label: str) -> str:
+    "The last cell of the README's results row whose first cell starts with `label`."
+    return readme_cells(label)[-1]
 
 
 def test_readme_quotes_the_benchmark():
@@ -51,3 +58,46 @@ def test_benchmarks_readme_quotes_the_json():
     assert len(quoted) >= 10, quoted
     wrong = {k: (v, BENCH[k]) for k, v in quoted.items() if float(v) != BENCH[k]}
     assert not wrong, f'benchmarks/README.md quotes other values than data/decode_speed.json: {wrong}'
+
+
+SHIPPED = json.loads((ROOT / 'data' / 'shipped_scores.json').read_text())['decodings']
+BASELINES = json.loads((ROOT / 'data' / 'baselines.json').read_text())
+
+
+def pair(r: dict, digits: int) -> str:
+    "BLEU / chrF as the pages print them: 28.99 / 49.96."
+    return f"{r['bleu']:.{digits}f} / {r['chrf']:.{digits}f}"
+
+
+def test_readme_results_quote_the_data():
+    """Every score of the README's results table is the one `benchmarks/shipped_scores.py` (the book's model) or
+    `benchmarks/baselines.py` (the baselines) wrote: test books to two decimals, the seven short books to one."""
+    model = {"the book's model, the default": 'default',
+             "the book's model, greedy, repeated 4-grams blocked": 'greedy, block',
+             "the book's model, beam 8, GNMT α = 1.4, plain search": 'beam, plain',
+             "the book's model, greedy, plain search": 'greedy, plain'}
+    want = {label: [pair(SHIPPED[k], 2), pair(SHIPPED[k]['seven_books'], 1)] for label, k in model.items()}
+    book = BASELINES['book']
+    for label, r in {"the book's code with the 30-minute recipe": book, "the same run's last weights": book['last_weights'],
+                     '`torch.nn.Transformer` of the same size': BASELINES['torch'],
+                     'Apertium, rule-based': BASELINES['apertium'], 'the Spanish source, copied': BASELINES['copy']}.items():
+        want[label] = [pair(r, 1), pair(r['seven_books'], 1)]
+    got = {label: readme_cells(label) for label in want}
+    wrong = {label: (got[label], cells) for label, cells in want.items() if got[label] != cells}
+    assert not wrong, f'README results rows (got, from data/shipped_scores.json and data/baselines.json): {wrong}'
+
+
+def test_index_headlines_quote_the_data():
+    "The index's headline scores: the shipped model's from data/shipped_scores.json, the KV cache's from chapter 13."
+    text = '\n'.join(''.join(c['source']) for c in json.loads((ROOT / 'nbs' / '00_index.ipynb').read_text())['cells'])
+    d, plain = SHIPPED['default'], SHIPPED['beam, plain']
+    quotes = [f"| {pair(SHIPPED['greedy, plain'], 2)} |",
+              f"| {pair(d, 2)}; repetitions in {d['repetition_pct']:.2f} % of the verses, number mismatches in "
+              f"{d['number_mismatch_pct']:.2f} % (plain beam: {plain['repetition_pct']:.2f} % and "
+              f"{plain['number_mismatch_pct']:.2f} %)"]
+    ch13 = '\n'.join(''.join(o.get('text', '')) for c in json.loads((ROOT / 'nbs' / '13_kv_cache.ipynb').read_text())['cells']
+                     for o in c.get('outputs', []))
+    speed = {n: re.search(rf'{n} tokens: .* speed-up ([0-9.]+)x', ch13).group(1) for n in (64, 128)}
+    quotes.append(f"| {speed[64]}× / {speed[128]}× (d_model 128, 8 sentences)")
+    missing = [q for q in quotes if q not in text]
+    assert not missing, f'the index should quote: {missing}'
