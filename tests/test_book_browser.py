@@ -7,17 +7,20 @@ The layout probe (`PROBE_JS`) measures, per page:
 
 * `code`: code blocks (cell inputs, cell outputs, code fences) whose text is wider than their box (the line is cut
   off, scrolls sideways or spills out), or whose box reaches beyond the column;
-* `formula`: display formulas (MathJax's `mjx-container[display]`) wider than the column, scrolling or cut off;
+* `formula`: display formulas (MathJax's `mjx-container[display]`) wider than the column, scrolling or cut off, and
+  inline formulas (which cannot break across lines) cut off by the column;
 * `table`: tables reaching beyond the column or cut off by a box that hides overflow (a table that scrolls inside
   its own box, within the column, is fine);
 * `figure`: output figures shown smaller than `MIN_SCALE` of their natural width (their text shrinks with them);
-* `page`: the page itself wider than the window (something widened the content column).
+* `page`: the page itself wider than the window (something widened the content column);
+* `shown`: every output figure, its natural and shown widths (and an inline SVG's smallest text), from which
+  `test_figure_text_is_legible_on_a_phone` computes how large its smallest text is drawn at 390 px.
 
 Needs `_build/html` (`make html` runs first in `make test`) and a Chromium binary (`make test` installs Debian's
 `chromium` when it is missing). `python tools/layout_report.py` prints the same counts for every page. Screenshots go
 to `_build/screenshots/`.
 """
-import html, json, re, shutil, subprocess, tempfile
+import base64, hashlib, html, json, re, shutil, subprocess, tempfile
 from pathlib import Path
 
 import pytest
@@ -58,7 +61,7 @@ function probe() {
   const col = document.querySelector('article.bd-article') || document.body;
   const cs = getComputedStyle(col), cr = col.getBoundingClientRect();
   const left = cr.left + parseFloat(cs.paddingLeft), right = cr.right - parseFloat(cs.paddingRight);
-  const out = {column: Math.round(right - left), code: [], formula: [], table: [], figure: [], page: []};
+  const out = {column: Math.round(right - left), code: [], formula: [], table: [], figure: [], page: [], shown: []};
   const tex = new Map();
   try { for (const m of MathJax.startup.document.math) tex.set(m.typesetRoot, m.math); } catch (e) {}
   const where = el => {
@@ -98,6 +101,12 @@ function probe() {
     const why = misfit(m.querySelector('mjx-math') || m, false);
     if (why) out.formula.push({where: where(m), why, text: clip((tex.get(m) || m.textContent).replace(/\s+/g, ' ').trim())});
   }
+  for (const m of col.querySelectorAll('mjx-container:not([display])')) {
+    // an inline formula cannot break across lines: one wider than the column is cut off (or scrolls the page)
+    if (m.closest('table, .cell_output')) continue;  // tables and outputs are measured whole
+    const why = misfit(m.querySelector('mjx-math') || m, true);
+    if (why) out.formula.push({where: where(m) + ' (inline)', why, text: clip((tex.get(m) || m.textContent).replace(/\s+/g, ' ').trim())});
+  }
   for (const t of col.querySelectorAll('table')) {
     if (t.parentElement.closest('table')) continue;  // nested: its outer table is measured
     const why = misfit(t, true);
@@ -112,6 +121,10 @@ function probe() {
     const natural = f.tagName.toLowerCase() === 'img'
       ? (parseFloat(asked) || f.naturalWidth) : f.width.baseVal.value;
     const shown = f.getBoundingClientRect().width;
+    const fonts = f.tagName.toLowerCase() === 'svg'  // an inline SVG's own text, in its units
+      ? [...f.querySelectorAll('text')].map(t => parseFloat(getComputedStyle(t).fontSize)) : [];
+    out.shown.push({src: f.getAttribute('src') || '', natural, shown,  // every figure, for its text's size
+                    svg_text: fonts.length ? Math.min(...fonts) : null});
     if (natural && shown && shown / natural < MIN_SCALE)
       out.figure.push({where: where(f), why: `shown at ${Math.round(100 * shown / natural)} %% of its width`,
                        text: `${natural} px wide, shown ${Math.round(shown)} px`});
@@ -233,10 +246,69 @@ def test_the_page_never_scrolls_sideways_on_a_phone(nb):
     assert not cut, f'{nb} at {PHONE} px: {describe(cut)}'
 
 
+MIN_PHONE_TEXT = 7.0  # px: the smallest figure text a phone may draw
+
+
+def recorded_text_sizes(nb: str) -> dict:
+    """{image file of the built book: (smallest text in points at 100 px an inch, or None; the cell's nbdev flags)}
+    for every PNG figure a notebook stores. `plot.crisp_figures` records the size in the output's metadata; the
+    book names an image file by the SHA-256 of its bytes."""
+    out = {}
+    for c in json.loads((ROOT / f'{nb}.ipynb').read_text())['cells']:
+        for o in c.get('outputs', []):
+            png = o.get('data', {}).get('image/png')
+            if png:
+                meta = o.get('metadata', {}).get('image/png', {})
+                name = hashlib.sha256(base64.b64decode(png)).hexdigest() + '.png'
+                out[name] = (meta.get('smallest_text_pt', 'missing'), set(c['metadata'].get('nbdev', {})))
+    return out
+
+
+def test_phone_column_is_the_one_figures_are_sized_for():
+    "The column measured at 390 px is `plot.PHONE_COLUMN`, the width the figures' text sizes are chosen for."
+    from transformer_nb.plot import PHONE_COLUMN
+    column = page_layout('nbs/01_attention', PHONE)['column']
+    assert abs(column - PHONE_COLUMN) <= 1, f'the column is {column} px at {PHONE} px; plot.PHONE_COLUMN says {PHONE_COLUMN}'
+
+
+def figure_text(nb: str, shown: list) -> tuple:
+    """(figures whose smallest text is drawn under `MIN_PHONE_TEXT` px, figures without a recorded text size) of a
+    page, from the probe's `shown` list at one width. A PNG's text size is the one recorded with it in the notebook;
+    an inline SVG's is read from its text elements. A figure of a `train` cell (it needs the chapter's training run,
+    which is not repeated) may lack a record."""
+    records, small, unknown = recorded_text_sizes(nb), [], []
+    for f in shown:
+        if not f['natural']: continue
+        scale = min(1.0, f['shown'] / f['natural'])
+        if f['svg_text'] is not None:
+            px, what = f['svg_text'] * scale, 'an SVG picture'
+        else:
+            name = f['src'].rsplit('/', 1)[-1]
+            assert name in records, f'{nb}: figure {name} is not an output of the notebook'
+            pt, cell_flags = records[name]
+            if pt == 'missing':
+                if 'train' not in cell_flags: unknown.append(name)
+                continue
+            if pt is None: continue  # no text at all
+            px, what = pt / 72 * 100 * scale, name[:12]
+        if px < MIN_PHONE_TEXT - 1e-6:
+            small.append(f'{what}: text drawn at {px:.1f} px ({100 * scale:.0f} % of its size)')
+    return small, unknown
+
+
+@pytest.mark.parametrize('nb', TOC_FILES)
+def test_figure_text_is_legible_on_a_phone(nb):
+    "At 390 px the figures shrink with the column; the smallest text of each, as drawn there, is 7 px or more."
+    small, unknown = figure_text(nb, page_layout(nb, PHONE)['shown'])
+    assert not unknown, f'{nb}: figures without a recorded text size (re-run their cells): {unknown}'
+    assert not small, f'{nb} at {PHONE} px: ' + '; '.join(small)
+
+
 BAD_PAGE = r'''
 <section id="wide-things"><h2>Wide things</h2>
 <pre id="wide-code">x = 1  # {code}</pre>
 <div class="math notranslate nohighlight">\[{formula}\]</div>
+<p>Inline: <span class="math notranslate nohighlight">\({formula}\)</span></p>
 <div style="overflow: hidden"><table><tr>{cells}</tr></table></div>
 <div style="overflow-x: auto"><table><tr>{cells}</tr></table></div>
 <div class="cell_output"><img src="{img}" style="width: 50%"></div>
@@ -256,9 +328,12 @@ def test_the_probe_can_fail():
     finally: test.unlink()
     assert any('zzzz' in i['text'] for i in found['code']), found['code']
     assert any(i['where'] == '#wide-things' and 'x_{0}' in i['text'] for i in found['formula']), found['formula']
+    assert any(i['where'] == '#wide-things (inline)' for i in found['formula']), found['formula']
     tables = [i for i in found['table'] if i['where'] == '#wide-things']
     assert len(tables) == 1 and 'cut off' in tables[0]['why'], found['table']
     assert any(i['where'] == '#wide-things' for i in found['figure']), found['figure']
+    half = [f for f in found['shown'] if f['src'].endswith(img.name) and f['shown'] < 0.6 * f['natural']]
+    assert half, found['shown']  # the figure's scale, from which its text's drawn size follows
     assert 600 < found['column'] < 800, found['column']
 
 

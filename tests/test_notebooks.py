@@ -54,6 +54,24 @@ def test_outputs_are_stored_and_clean(path):
         assert any(c.get('outputs') for c in code), f'{path.name}: no stored outputs; run tools/execute_notebooks.py'
 
 
+@pytest.mark.parametrize('path', NBS, ids=lambda p: p.name)
+def test_figures_have_legible_labels(path):
+    """Every stored figure carries what `plot.crisp_figures` records beside it: its smallest text, 10 points or more
+    (7 px or more on a phone, where the browser test checks it as drawn), and no labels drawn over each other. Only
+    a figure of a `train` cell, which needs the chapter's training run, may lack the record."""
+    bad = []
+    for i, c in enumerate(load(path)['cells']):
+        for o in c.get('outputs', []):
+            if 'image/png' not in o.get('data', {}): continue
+            meta = o.get('metadata', {}).get('image/png', {})
+            if not {'smallest_text_pt', 'overlapping_texts'} <= set(meta):
+                if 'train' not in flags(c): bad.append(f'cell {i}: no record (re-run it)')
+                continue
+            if (meta['smallest_text_pt'] or 99) < 10: bad.append(f"cell {i}: text of {meta['smallest_text_pt']} points")
+            if meta.get('overlapping_texts'): bad.append(f"cell {i}: labels overlap: {meta['overlapping_texts'][:3]}")
+    assert not bad, f'{path.name}: ' + '; '.join(bad)
+
+
 def test_toc_lists_every_notebook():
     toc = (ROOT / '_toc.yml').read_text()
     listed = set(re.findall(r'(?:root|file):\s*nbs/(\S+)', toc))

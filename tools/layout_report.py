@@ -1,6 +1,8 @@
-"""Per page of a built book, how many elements do not fit the content column at a 1280-px window: code blocks,
-display formulas, tables, shrunk figures, and whether the page itself is too wide. It runs the layout probe of
-tests/test_book_browser.py in headless Chromium, one page at a time.
+"""Per page of a built book, how many elements do not fit the content column, at a 1280-px window and at a
+phone's 390 px: code blocks, display formulas, tables, whether the page itself is too wide, and figures (at 1280 px:
+shrunk below 90 %; at 390 px: whose smallest text is drawn under 7 px). At 390 px a code block, formula or table
+counts only if it is cut off (scrolling in its own box is fine there). It runs the layout probe of
+tests/test_book_browser.py in headless Chromium, one browser run per page.
 
     python tools/layout_report.py                      # every page of _toc.yml, from _build/html
     python tools/layout_report.py --details nbs/04_positional
@@ -25,28 +27,34 @@ def main(argv=None) -> dict:
     ap.add_argument('pages', nargs='*', help='pages as in _toc.yml (nbs/01_attention); default: all')
     ap.add_argument('--html', type=Path, default=ROOT / '_build' / 'html', help='the built book')
     ap.add_argument('--details', action='store_true', help='list every element that does not fit')
-    ap.add_argument('--json', type=Path, help='also write {page: {kind: count}} here')
+    ap.add_argument('--json', type=Path, help='also write {width: {page: {kind: count}}} here')
     a = ap.parse_args(argv)
     probe = load_probe()
     if probe.BROWSER is None: sys.exit('no Chromium found: apt-get install chromium')
-    counts, kinds = {}, probe.KINDS
-    print(f"{'page':<26}" + ''.join(f'{k:>9}' for k in kinds))
+    kinds, widths = probe.KINDS, (probe.WINDOW, probe.PHONE)
+    counts = {w: {} for w in widths}
+    print(f"{'page':<26}" + ''.join(f'{k + "@" + str(w):>13}' for w in widths for k in kinds))
     for nb in a.pages or probe.TOC_FILES:
         page = a.html / f'{nb}.html'
         if not page.exists():
             print(f'{nb:<26} (not built)')
             continue
-        found = probe.layout(page)
-        counts[nb] = {k: len(found[k]) for k in kinds}
-        print(f'{nb:<26}' + ''.join(f'{counts[nb][k]:>9}' for k in kinds), flush=True)
-        if a.details:
-            for k in kinds:
-                for i in found[k]:
-                    print(f"    {k}: {i['where']} {i['why']}: {i['text']!r}")
-    totals = {k: sum(c[k] for c in counts.values()) for k in kinds}
-    pages = {k: sum(c[k] > 0 for c in counts.values()) for k in kinds}
-    print(f"{'total':<26}" + ''.join(f'{totals[k]:>9}' for k in kinds))
-    print(f"{'pages with any':<26}" + ''.join(f'{pages[k]:>9}' for k in kinds))
+        found = probe.layouts(page)
+        for w in widths:
+            items = {k: found[w][k] for k in kinds}
+            if w == probe.PHONE:
+                items = {k: [i for i in v if not i['why'].startswith('scrolls sideways')] for k, v in items.items()}
+                small, unknown = probe.figure_text(nb, found[w]['shown'])
+                items['figure'] = [{'where': '', 'why': why, 'text': ''} for why in small + unknown]
+            counts[w][nb] = {k: len(items[k]) for k in kinds}
+            if a.details:
+                for k in kinds:
+                    for i in items[k]: print(f"    {k}@{w}: {i['where']} {i['why']}: {i['text']!r}")
+        print(f'{nb:<26}' + ''.join(f'{counts[w][nb][k]:>13}' for w in widths for k in kinds), flush=True)
+    totals = {w: {k: sum(c[k] for c in counts[w].values()) for k in kinds} for w in widths}
+    pages = {w: {k: sum(c[k] > 0 for c in counts[w].values()) for k in kinds} for w in widths}
+    print(f"{'total':<26}" + ''.join(f'{totals[w][k]:>13}' for w in widths for k in kinds))
+    print(f"{'pages with any':<26}" + ''.join(f'{pages[w][k]:>13}' for w in widths for k in kinds))
     if a.json: a.json.write_text(json.dumps(counts, indent=1) + '\n')
     return counts
 

@@ -76,7 +76,7 @@ def _draw_node(ax, n: dict, label, vertical: bool):
         text,
         ha='center',
         va='center',
-        fontsize=9,
+        fontsize=10,
         zorder=2,
         color='black' if n['kept'] or n['done'] else '0.45',
         bbox=dict(boxstyle='round', fc=fc, ec=ec, lw=1.5 if n['on_best'] else 0.6),
@@ -109,12 +109,12 @@ def _tree_axes(ax, T: int, width: int, vertical: bool, title: str | None):
     if vertical:
         ax.set_xlim(-0.6, width - 0.4)
         ax.set_ylim(-T - 0.6, 0.6)
-        ax.set_yticks([-t for t in range(T + 1)], names, fontsize=9)
+        ax.set_yticks([-t for t in range(T + 1)], names, fontsize=10)
         ax.set_xticks([])
     else:
         ax.set_xlim(-0.6, T + 0.6)
         ax.set_ylim(-width + 0.4, 0.7)
-        ax.set_xticks(range(T + 1), names, fontsize=9)
+        ax.set_xticks(range(T + 1), names, fontsize=10)
         ax.set_yticks([])
     ax.tick_params(length=0)
     for side in ('top', 'right', 'bottom' if vertical else 'left'):
@@ -148,7 +148,7 @@ def draw_beam_tree(
         _draw_edge(ax, n, vertical)
     start = label(2) if not callable(itos) and len(itos) > 2 else '<s>'
     box = dict(boxstyle='round', fc='white', ec='0.4')
-    ax.text(0, 0, start, ha='center', va='center', fontsize=9, bbox=box)
+    ax.text(0, 0, start, ha='center', va='center', fontsize=10, bbox=box)
     for n in nodes:
         _draw_node(ax, n, label, vertical)
     _tree_axes(ax, T, width, vertical, title)

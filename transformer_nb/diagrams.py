@@ -19,7 +19,7 @@ from .plot import COLUMN_WIDTH, subplots
 
 # %% ../nbs/99a_diagrams.ipynb #5c2c9d9e
 COLUMN_PX = round(COLUMN_WIDTH * 100)  # the column, in px at the book's 100 dpi
-MIN_TEXT_PX = 12.5  # 9 pt at 100 dpi
+MIN_TEXT_PX = 13.9  # 10 pt at 100 dpi: 7 px where a phone shrinks the column
 LINK_COLOR = '#1f5fa8'
 _ids = _itertools.count(1)
 
@@ -40,10 +40,10 @@ def tag(name: str, text: str = '', **kw) -> str:
     return f'<{name}{_attrs(**kw)}>{_html.escape(str(text))}</{name}>'
 
 
-def label(x, y, s: str, size: float = 13, anchor: str = 'middle', **kw) -> str:
-    "A text element, its baseline at y; never under 9 pt."
+def label(x, y, s: str, size: float = 14, anchor: str = 'middle', **kw) -> str:
+    "A text element, its baseline at y; never under 10 pt."
     if size < MIN_TEXT_PX:
-        raise ValueError(f'{size} px text is under 9 pt ({MIN_TEXT_PX} px)')
+        raise ValueError(f'{size} px text is under 10 pt ({MIN_TEXT_PX} px)')
     return tag('text', s, x=x, y=y, font_size=size, text_anchor=anchor, **kw)
 
 # %% ../nbs/99a_diagrams.ipynb #5f4b3b1b
@@ -186,7 +186,7 @@ def _frame(svg: Svg, name: str, x: int, top: int, base: str):
     )
     tx, ty = (x - 20, top - 16) if left else (x + BOX_W / 2 + 8, top - 16)
     text = (
-        f'<text x="{tx}" y="{ty}" font-size="13">'
+        f'<text x="{tx}" y="{ty}" font-size="14">'
         f'{name} · <tspan fill="{LINK_COLOR}">chapter {chapter_number(page)}</tspan>'
         '</text>'
     )
