@@ -10,7 +10,8 @@ The layout probe (`PROBE_JS`) measures, per page:
 * `formula`: display formulas (MathJax's `mjx-container[display]`) wider than the column, scrolling or cut off, and
   inline formulas (which cannot break across lines) cut off by the column;
 * `table`: tables reaching beyond the column or cut off by a box that hides overflow (a table that scrolls inside
-  its own box, within the column, is fine);
+  its own box, within the column, is fine), and printed columns in a cell output (two lines or more of three
+  columns or more, apart by two spaces or more) that wrap, which breaks their alignment;
 * `figure`: output figures shown smaller than `MIN_SCALE` of their natural width (their text shrinks with them);
 * `page`: the page itself wider than the window (something widened the content column);
 * `shown`: every output figure, its natural and shown widths (and an inline SVG's smallest text), from which
@@ -100,6 +101,18 @@ function probe() {
     // the formula as drawn: the hidden MathML beside it (for screen readers) is clipped, not shown
     const why = misfit(m.querySelector('mjx-math') || m, false);
     if (why) out.formula.push({where: where(m), why, text: clip((tex.get(m) || m.textContent).replace(/\s+/g, ' ').trim())});
+  }
+  for (const pre of col.querySelectorAll('div.cell_output pre')) {
+    // printed columns (two lines or more with three columns or more: two gaps of 2+ spaces between words)
+    // must not wrap: a wrapped line breaks the alignment
+    const lines = pre.textContent.replace(/\n$/, '').split('\n');
+    const aligned = lines.filter(l => /\S {2,}\S.*\S {2,}\S/.test(l));
+    if (aligned.length < 2) continue;
+    const cs = getComputedStyle(pre), lh = parseFloat(cs.lineHeight) || 1.2 * parseFloat(cs.fontSize);
+    const shown = Math.round((pre.clientHeight - parseFloat(cs.paddingTop) - parseFloat(cs.paddingBottom)) / lh);
+    if (shown > lines.length)
+      out.table.push({where: where(pre) + ' (printed columns)', why: `wraps: ${lines.length} lines shown as ${shown}`,
+                      text: clip(aligned[0].trim())});
   }
   for (const m of col.querySelectorAll('mjx-container:not([display])')) {
     // an inline formula cannot break across lines: one wider than the column is cut off (or scrolls the page)

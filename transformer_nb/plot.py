@@ -10,6 +10,8 @@ __all__ = ['COLUMN_WIDTH', 'PHONE_COLUMN', 'BOOK_RC', 'GRID_MARGIN', 'LABEL_LINE
 # %% ../nbs/99_plot.ipynb #f43d31dc
 import html as _html, math as _math
 
+from fastcore.basics import patch
+
 # %% ../nbs/99_plot.ipynb #35785868
 COLUMN_WIDTH = 6.8  # inches: the content column at 1280 px, at 100 dpi
 PHONE_COLUMN = 358  # px: the content column on a phone 390 px wide
@@ -317,19 +319,26 @@ class Table:
         self.rows = [[cell(v) for v in r] for r in rows]
         if any(len(r) != len(self.header) for r in self.rows):
             raise ValueError(f"every row needs {len(header)} cells, one per column")
+        number = lambda v: isinstance(v, (int, float))  # numbers align right, text left
+        self.right = [
+            bool(rows) and all(number(r[k]) for r in rows) for k in range(len(header))
+        ]
 
     def __repr__(self) -> str:
         lines = [self.header, *self.rows]
         widths = [max(len(l[k]) for l in lines) for k in range(len(self.header))]
-        align = lambda k, c: c.ljust(widths[k]) if k == 0 else c.rjust(widths[k])
+        align = lambda k, c: c.rjust(widths[k]) if self.right[k] else c.ljust(widths[k])
         return '\n'.join('  '.join(align(k, c) for k, c in enumerate(l)) for l in lines)
 
-    def _repr_html_(self) -> str:
-        side = lambda k: 'left' if k == 0 else 'right'  # the first column, then numbers
-        cell = lambda tag, k, c: (
-            f'<{tag} style="text-align: {side(k)}">{_html.escape(c)}</{tag}>'
-        )
-        row = lambda tag, r: ''.join(cell(tag, k, c) for k, c in enumerate(r))
-        head = f'<thead><tr>{row("th", self.header)}</tr></thead>'
-        body = ''.join(f'<tr>{row("td", r)}</tr>' for r in self.rows)
-        return f'<table>{head}<tbody>{body}</tbody></table>'
+# %% ../nbs/99_plot.ipynb #2b605ae6
+@patch
+def _repr_html_(self: Table) -> str:
+    "The table as HTML: what a notebook and the book show."
+    side = lambda k: 'right' if self.right[k] else 'left'
+    cell = lambda tag, k, c: (
+        f'<{tag} style="text-align: {side(k)}">{_html.escape(c)}</{tag}>'
+    )
+    row = lambda tag, r: ''.join(cell(tag, k, c) for k, c in enumerate(r))
+    head = f'<thead><tr>{row("th", self.header)}</tr></thead>'
+    body = ''.join(f'<tr>{row("td", r)}</tr>' for r in self.rows)
+    return f'<table>{head}<tbody>{body}</tbody></table>'
