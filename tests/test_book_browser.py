@@ -248,6 +248,11 @@ def test_fits_the_column_at_1280px(nb, kind):
     assert not bad, f'{nb}: {len(bad)} {what}: {describe(bad)}'
 
 
+def cut_off(items: list) -> list:
+    "The items that do not fit a phone's column: all but those that scroll in their own box, which is fine there."
+    return [i for i in items if not i['why'].startswith('scrolls sideways')]
+
+
 @pytest.mark.parametrize('nb', TOC_FILES)
 def test_the_page_never_scrolls_sideways_on_a_phone(nb):
     """At a phone's width the column narrows: code blocks, formulas and tables scroll in their own boxes and figures
@@ -255,7 +260,7 @@ def test_the_page_never_scrolls_sideways_on_a_phone(nb):
     nothing is cut off or reaches beyond the column."""
     found = page_layout(nb, PHONE)
     assert not found['page'], f'{nb}: {describe(found["page"])}'
-    cut = [i for k in ('code', 'formula', 'table') for i in found[k] if not i['why'].startswith('scrolls sideways')]
+    cut = [i for k in ('code', 'formula', 'table') for i in cut_off(found[k])]
     assert not cut, f'{nb} at {PHONE} px: {describe(cut)}'
 
 
@@ -263,9 +268,9 @@ MIN_PHONE_TEXT = 7.0  # px: the smallest figure text a phone may draw
 
 
 def recorded_text_sizes(nb: str) -> dict:
-    """{image file of the built book: (smallest text in points at 100 px an inch, or None; the cell's nbdev flags)}
-    for every PNG figure a notebook stores. `plot.crisp_figures` records the size in the output's metadata; the
-    book names an image file by the SHA-256 of its bytes."""
+    """{image file of the built book: smallest text in points at 100 px an inch (None: no text, or no record)} for
+    every PNG figure a notebook stores. `plot.crisp_figures` records the size in the output's metadata; the book
+    names an image file by the SHA-256 of its bytes."""
     out = {}
     for c in json.loads((ROOT / f'{nb}.ipynb').read_text())['cells']:
         for o in c.get('outputs', []):
@@ -273,7 +278,7 @@ def recorded_text_sizes(nb: str) -> dict:
             if png:
                 meta = o.get('metadata', {}).get('image/png', {})
                 name = hashlib.sha256(base64.b64decode(png)).hexdigest() + '.png'
-                out[name] = (meta.get('smallest_text_pt', 'missing'), set(c['metadata'].get('nbdev', {})))
+                out[name] = meta.get('smallest_text_pt')
     return out
 
 
@@ -284,12 +289,11 @@ def test_phone_column_is_the_one_figures_are_sized_for():
     assert abs(column - PHONE_COLUMN) <= 1, f'the column is {column} px at {PHONE} px; plot.PHONE_COLUMN says {PHONE_COLUMN}'
 
 
-def figure_text(nb: str, shown: list) -> tuple:
-    """(figures whose smallest text is drawn under `MIN_PHONE_TEXT` px, figures without a recorded text size) of a
-    page, from the probe's `shown` list at one width. A PNG's text size is the one recorded with it in the notebook;
-    an inline SVG's is read from its text elements. A figure of a `train` cell (it needs the chapter's training run,
-    which is not repeated) may lack a record."""
-    records, small, unknown = recorded_text_sizes(nb), [], []
+def figure_text(nb: str, shown: list) -> list:
+    """The figures of a page whose smallest text is drawn under `MIN_PHONE_TEXT` px, from the probe's `shown` list at
+    one width. A PNG's text size is the one recorded with it in the notebook (that every figure has its record is
+    `tests/test_notebooks.py`'s check); an inline SVG's is read from its text elements."""
+    records, small = recorded_text_sizes(nb), []
     for f in shown:
         if not f['natural']: continue
         scale = min(1.0, f['shown'] / f['natural'])
@@ -298,22 +302,18 @@ def figure_text(nb: str, shown: list) -> tuple:
         else:
             name = f['src'].rsplit('/', 1)[-1]
             assert name in records, f'{nb}: figure {name} is not an output of the notebook'
-            pt, cell_flags = records[name]
-            if pt == 'missing':
-                if 'train' not in cell_flags: unknown.append(name)
-                continue
-            if pt is None: continue  # no text at all
+            pt = records[name]
+            if pt is None: continue  # no text, or no record
             px, what = pt / 72 * 100 * scale, name[:12]
         if px < MIN_PHONE_TEXT - 1e-6:
             small.append(f'{what}: text drawn at {px:.1f} px ({100 * scale:.0f} % of its size)')
-    return small, unknown
+    return small
 
 
 @pytest.mark.parametrize('nb', TOC_FILES)
 def test_figure_text_is_legible_on_a_phone(nb):
     "At 390 px the figures shrink with the column; the smallest text of each, as drawn there, is 7 px or more."
-    small, unknown = figure_text(nb, page_layout(nb, PHONE)['shown'])
-    assert not unknown, f'{nb}: figures without a recorded text size (re-run their cells): {unknown}'
+    small = figure_text(nb, page_layout(nb, PHONE)['shown'])
     assert not small, f'{nb} at {PHONE} px: ' + '; '.join(small)
 
 

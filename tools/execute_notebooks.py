@@ -26,18 +26,6 @@ def flags(cell) -> set:
     return set(cell.get('metadata', {}).get('nbdev', {}))
 
 
-def merge_streams(cell) -> None:
-    "One output per run of printed text: the kernel may send a cell's stdout in several pieces."
-    merged = []
-    for o in cell.get('outputs', []):
-        if merged and o.output_type == 'stream' and merged[-1].output_type == 'stream' \
-                and merged[-1].name == o.name:
-            merged[-1].text += o.text
-        else:
-            merged.append(o)
-    cell.outputs = merged
-
-
 def execute(path: Path, timeout: int, kernel: str, skip: set, workdir: Path) -> tuple:
     "Run the notebook's code cells, except those flagged in `skip`; return (notebook, seconds, cells run)."
     nb = nbformat.read(path, as_version=4)
@@ -48,7 +36,6 @@ def execute(path: Path, timeout: int, kernel: str, skip: set, workdir: Path) -> 
         for i, cell in enumerate(nb.cells):
             if cell.cell_type != 'code' or flags(cell) & skip: continue
             client.execute_cell(cell, i)
-            merge_streams(cell)
             ran += 1
     return nb, time.time() - start, ran
 

@@ -43,9 +43,9 @@ def main(argv=None) -> dict:
         for w in widths:
             items = {k: found[w][k] for k in kinds}
             if w == probe.PHONE:
-                items = {k: [i for i in v if not i['why'].startswith('scrolls sideways')] for k, v in items.items()}
-                small, unknown = probe.figure_text(nb, found[w]['shown'])
-                items['figure'] = [{'where': '', 'why': why, 'text': ''} for why in small + unknown]
+                items = {k: probe.cut_off(v) for k, v in items.items()}
+                small = probe.figure_text(nb, found[w]['shown'])
+                items['figure'] = [{'where': '', 'why': why, 'text': ''} for why in small]
             counts[w][nb] = {k: len(items[k]) for k in kinds}
             if a.details:
                 for k in kinds:
