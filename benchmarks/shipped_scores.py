@@ -1,7 +1,7 @@
 """The shipped model's scores on the test books under the four decodings that the README's results table and the
 book's index quote, written to `data/shipped_scores.json` (tests/test_quoted_numbers.py checks the quotes).
 
-    python benchmarks/shipped_scores.py                 # about 3 minutes on two CPU cores
+    python benchmarks/shipped_scores.py                 # about 2 minutes on two CPU cores
     python benchmarks/shipped_scores.py --limit 20 --out /tmp/s.json   # a smoke run
 
 The decodings, each on whole verses as chapter 17 translates them:
@@ -19,8 +19,9 @@ from pathlib import Path
 
 import torch
 
-from transformer_nb.data import BASELINE_BOOKS, Tokenizer, book_of, load_bible
-from transformer_nb.evaluate import PLAIN_SEARCH, corpus_scores, evaluate_model
+from baselines import scores  # benchmarks/baselines.py: BLEU and chrF on the test books and the seven short ones
+from transformer_nb.data import Tokenizer, load_bible
+from transformer_nb.evaluate import PLAIN_SEARCH, evaluate_model
 from transformer_nb.generation_config import CHOSEN
 from transformer_nb.model import Transformer, pretrained_path
 
@@ -34,18 +35,14 @@ DECODINGS = {
 
 
 def score(model, tok, test, config) -> dict:
-    "One decoding's scores on the test books and on the seven short books among them."
+    "One decoding's scores, as `baselines.py` scores its rows, with the settings and the two error shares."
     r = evaluate_model(model, tok, test, config.num_beams, generation_config=config)
-    seven = [i for i, k in enumerate(test.ids) if book_of(k) in BASELINE_BOOKS]
-    sub = corpus_scores([r['hypotheses'][i] for i in seven], [test.tgt[i] for i in seven])
     keep = ('num_beams', 'gnmt_alpha', 'no_repeat_ngram_size', 'rerank')
     return {
         'settings': {k: getattr(config, k) for k in keep},
-        'bleu': round(r['bleu'], 2), 'chrf': round(r['chrf'], 2), 'n': r['n'],
-        'seven_books': {'bleu': round(sub['bleu'], 2), 'chrf': round(sub['chrf'], 2), 'n': sub['n']},
+        **scores(r['hypotheses'], test),  # all test books and the seven short books
         'repetition_pct': round(r['repetition_pct'], 2),
         'number_mismatch_pct': round(r['number_mismatch_pct'], 2),
-        'bleu_signature': r['bleu_signature'], 'chrf_signature': r['chrf_signature'],
     }
 
 
