@@ -1,0 +1,225 @@
+"""The built book as a reader's browser gets it: served over HTTP from 127.0.0.1, every request to another host
+blocked and counted, in headless Chromium driven by Playwright (a real mouse, real inputs).
+
+* Every page of `_toc.yml` loads with no request leaving 127.0.0.1 and no console error, and each of its
+  interactive charts (`transformer_nb.charts`) is drawn.
+* Hovering a heat-map cell shows a tooltip whose query, key and weight are the ones the chapter computed: those the
+  notebook stored in the chart's specification, recomputed here where the chapter's example is cheap.
+* A radio button changes the panel drawn; the schedule's slider redraws the curve, which equals `noam_lr`.
+
+Needs `_build/html` (`make html`), Chromium (`make test` installs Debian's) and the `playwright` package (the `dev`
+extra): Playwright drives the system's Chromium, it downloads no browser of its own.
+"""
+import functools, http.server, json, re, shutil, threading
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+HTML = ROOT / '_build' / 'html'
+BROWSER = next((shutil.which(b) for b in ('chromium', 'chromium-browser', 'google-chrome') if shutil.which(b)), None)
+TOC_FILES = re.findall(r'(?:root|file):\s*(nbs/\S+)', (ROOT / '_toc.yml').read_text())
+playwright = pytest.importorskip('playwright.sync_api', reason='pip install playwright (the dev extra)')
+pytestmark = [pytest.mark.skipif(not HTML.exists(), reason='book not built: run `make html` first'),
+              pytest.mark.skipif(BROWSER is None, reason='no Chromium: `apt-get install chromium`')]
+ZWSP = '\u200b'
+
+# In the page: every drawn item of one mark type of a chart, with its datum and its box on the screen.
+ITEMS_JS = r'''([id, type]) => {
+  const out = [];
+  const walk = node => {
+    if (!node) return;
+    if (node.marktype === type && node.role === 'mark') {
+      for (const it of node.items) {
+        // a line's points share one SVG path: their datums, without a box
+        if (type === 'line') { out.push({datum: it.datum}); continue; }
+        if (!it._svg || !it._svg.isConnected) continue;  // leaving the chart
+        const b = it._svg.getBoundingClientRect();
+        out.push({datum: it.datum, x: b.left + b.width / 2, y: b.top + b.height / 2});
+      }
+    }
+    (node.items || []).forEach(walk);
+  };
+  walk(document.getElementById(id).view.scenegraph().root);
+  return out;
+}'''
+
+
+class Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args): pass
+
+
+@pytest.fixture(scope='module')
+def server():
+    srv = http.server.ThreadingHTTPServer(('127.0.0.1', 0), functools.partial(Quiet, directory=str(HTML)))
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    yield f'http://127.0.0.1:{srv.server_port}/'
+    srv.shutdown()
+
+
+@pytest.fixture(scope='module')
+def browser():
+    with playwright.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=BROWSER, args=['--no-sandbox', '--disable-gpu'])
+        yield b
+        b.close()
+
+
+class Visit:
+    "One page opened offline: what it asked of other hosts, what it logged as errors, its charts."
+
+    def __init__(self, browser, server: str, nb: str, width: int = 1280):
+        self.outside, self.errors = [], []
+        self.page = browser.new_page(viewport={'width': width, 'height': 900})
+        self.page.route(re.compile(r'^(?!http://127\.0\.0\.1[:/]).*'), self.block)
+        self.page.on('console', lambda m: m.type == 'error' and self.errors.append(m.text))
+        self.page.on('pageerror', lambda e: self.errors.append(str(e)))
+        self.page.goto(server + f'{nb}.html', wait_until='load')
+        self.charts = self.page.eval_on_selector_all('.tnb-chart > div[id]', 'els => els.map(e => e.id)')
+        if self.charts:
+            self.page.wait_for_function(
+                "ids => ids.every(id => document.getElementById(id).dataset.rendered)", arg=self.charts,
+                timeout=20_000)
+
+    def block(self, route):
+        self.outside.append(route.request.url)
+        route.abort()
+
+    def items(self, chart: str, mark: str) -> list:
+        "The drawn items of one mark type (rect, line, symbol) of a chart, scrolled into view."
+        self.page.locator(f'#{chart}').scroll_into_view_if_needed()
+        return self.page.evaluate(ITEMS_JS, [chart, mark])
+
+    def spec(self, chart: str) -> dict:
+        return json.loads(self.page.inner_text(f'#{chart}-spec'))
+
+    def tooltip(self, x: float, y: float) -> dict:
+        "Hover (x, y) with the mouse; the tooltip's rows, {title: value}."
+        self.page.mouse.move(x, y, steps=5)  # a path, as a hand moves it, not a jump
+        try: tip = self.page.wait_for_selector('#vg-tooltip-element.visible', timeout=1_000)
+        except playwright.TimeoutError:  # the row's highlight redrew the cell under the pointer: move on it
+            self.page.mouse.move(x + 1, y, steps=2)
+            tip = self.page.wait_for_selector('#vg-tooltip-element.visible', timeout=5_000)
+        keys, values = tip.eval_on_selector_all('td.key', 'e => e.map(x => x.textContent)'), \
+            tip.eval_on_selector_all('td.value', 'e => e.map(x => x.textContent)')
+        return {k.rstrip(':'): v.replace(ZWSP, '') for k, v in zip(keys, values)}
+
+    def close(self): self.page.close()
+
+
+@pytest.fixture(scope='module')
+def visits(browser, server):
+    "Each page visited once for the whole module."
+    done = {}
+    def visit(nb):
+        if nb not in done: done[nb] = Visit(browser, server, nb)
+        return done[nb]
+    yield visit
+    for v in done.values(): v.close()
+
+
+@pytest.mark.parametrize('nb', TOC_FILES)
+def test_page_is_offline_and_quiet(visits, nb):
+    "No request leaves 127.0.0.1, the console logs no error, every chart is drawn."
+    v = visits(nb)
+    assert not v.outside, f'{nb}: {len(v.outside)} requests to other hosts, e.g. {v.outside[:3]}'
+    assert not v.errors, f'{nb}: console errors: {v.errors[:3]}'
+    for chart in v.charts:
+        assert v.page.locator(f'#{chart} svg').count() == 1, f'{nb}: chart {chart} drew no SVG'
+
+
+def charts_of(nb: str) -> list:
+    "The ids of the charts a notebook stores, in order."
+    cells = json.loads((ROOT / f'{nb}.ipynb').read_text())['cells']
+    html = ''.join(''.join(o.get('data', {}).get('text/html', '')) for c in cells for o in c.get('outputs', []))
+    return re.findall(r'<div id="(tnb-chart-[0-9a-f]+)"', html)
+
+
+def spec_cells(spec: dict, choice: tuple) -> dict:
+    "{(row, column): (query, key, weight)} of the panel `choice` of a heat map's specification."
+    panels = spec['transform'][1]['from']['data']['values']
+    p = next(p for p in panels if p['id'] == '|'.join(map(str, choice)))
+    return {divmod(i, p['nk']): (p['q'][i // p['nk']], p['k'][i % p['nk']], p['w'][i])
+            for i in range(p['nk'] * p['nq'])}
+
+
+def check_hover(v: Visit, chart: str, choice: tuple, n: int = 3) -> list:
+    """Hover the `n` heaviest drawn cells; each tooltip must name the cell's query, key and weight as stored in
+    the specification. Returns [(row, column, weight shown)] of the hovered cells."""
+    want = spec_cells(v.spec(chart), choice)
+    drawn = sorted(v.items(chart, 'rect'), key=lambda c: -c['datum']['weight'])[:n]
+    assert drawn, f'chart {chart} drew no cells'
+    tips = []
+    for c in drawn:
+        d, tip = c['datum'], v.tooltip(c['x'], c['y'])
+        q, k, w = want[(d['row'], d['column'])]
+        assert (d['query'], d['key'], d['weight']) == (q, k, w)
+        fields = list(tip.values())
+        assert fields[0] == q.rstrip(ZWSP) and fields[1] == k.rstrip(ZWSP), (tip, q, k)
+        assert abs(float(fields[2]) - w) < 1e-9, (tip, w)
+        tips.append((d['row'], d['column'], float(fields[2])))
+    return tips
+
+
+def choose(v: Visit, chart: str, value: str):
+    "Click the radio button of `value` in a chart's inputs."
+    v.page.locator(f'#{chart} input[type=radio][value="{value}"]').check()
+    v.page.evaluate('id => document.getElementById(id).view.runAsync().then(() => null)', chart)
+
+
+def test_heatmap_tooltips_and_radio_buttons(visits):
+    "The charts appendix's toy heat map: hovering names the cell; another layer draws another panel."
+    v = visits('nbs/99b_charts')
+    chart = charts_of('nbs/99b_charts')[0]
+    check_hover(v, chart, ('self', 1))
+    choose(v, chart, '2'), choose(v, chart, 'cross')
+    check_hover(v, chart, ('cross', 2))
+
+
+def test_chapter1_tooltips_are_the_weights_it_computes(visits):
+    """Chapter 1's example recomputed here: under each mask, the hovered cells show the weights `attention`
+    gives, to the three places the tooltip prints."""
+    import torch
+    from transformer_nb.attention import attention
+    tokens = 'the cat sat on the mat with the cat <pad> <pad>'.split()
+    vocab = {t: i for i, t in enumerate(dict.fromkeys(tokens))}
+    emb = torch.randn(len(vocab), 16, generator=torch.Generator().manual_seed(3)) * 1.5
+    x = emb[torch.tensor([vocab[t] for t in tokens])]
+    real = torch.tensor([t != '<pad>' for t in tokens])
+    masks = {'no mask': (None, False), 'causal': (None, True), 'padding': (real[None, :], False)}
+    v = visits('nbs/01_attention')
+    chart = charts_of('nbs/01_attention')[0]
+    for name, (m, causal) in reversed(masks.items()):
+        choose(v, chart, name)
+        w = attention(x, x, x, m, is_causal=causal, need_weights=True)[1]
+        for row, col, shown in check_hover(v, chart, (name,), n=4):
+            assert abs(shown - w[row, col].item()) <= 5e-4 + 1e-9, (name, row, col, shown)
+
+
+def test_chapter2_heads_and_mask(visits):
+    "Chapter 2's hand-set heads: every head and mask the inputs offer draws its own panel, tooltips agreeing."
+    v = visits('nbs/02_multihead')
+    chart = charts_of('nbs/02_multihead')[0]
+    params = v.spec(chart)['params']
+    for mask in params[0]['bind']['options'][::-1]:
+        for head in params[1]['bind']['options'][::-1]:
+            choose(v, chart, mask), choose(v, chart, head)
+            check_hover(v, chart, (mask, head), n=2)
+
+
+def test_schedule_slider_redraws_noam_lr(visits):
+    "Moving the warm-up slider redraws the reader's curve, equal to `noam_lr` at every drawn step."
+    from transformer_nb.schedule import noam_lr
+    nb = 'nbs/10_noam' if 'noam_chart(' in (ROOT / 'nbs/10_noam.ipynb').read_text() else 'nbs/99b_charts'
+    v = visits(nb)
+    chart = next(c for c in charts_of(nb) if 'warmup' in json.dumps(v.spec(c)['params']))
+    v.page.locator(f'#{chart} input[type=range]').fill('8000')
+    v.page.locator(f'#{chart} select').select_option('256')
+    v.page.wait_for_timeout(200)
+    lines = [i['datum'] for i in v.items(chart, 'line')]
+    yours = [d for d in lines if d['schedule'] == 'yours']
+    assert len(yours) > 500
+    for d in yours[::50]:
+        assert d['lrate'] == pytest.approx(noam_lr(int(d['step']), 256, 8000), rel=1e-12)
+    dots = [i['datum'] for i in v.items(chart, 'symbol') if i['datum']['schedule'] == 'yours']
+    assert dots and dots[0]['step'] == 8000 and dots[0]['lrate'] == pytest.approx(noam_lr(8000, 256, 8000))
