@@ -163,7 +163,7 @@ def check_hover(v: Visit, chart: str, choice: tuple, n: int = 3) -> list:
 
 def choose(v: Visit, chart: str, value: str):
     "Click the radio button of `value` in a chart's inputs."
-    v.page.locator(f'#{chart} input[type=radio][value="{value}"]').check()
+    v.page.locator(f'#{chart} input[type=radio][value="{value}"]').first.check()
     v.page.evaluate('id => document.getElementById(id).view.runAsync().then(() => null)', chart)
 
 
@@ -223,3 +223,36 @@ def test_schedule_slider_redraws_noam_lr(visits):
         assert d['lrate'] == pytest.approx(noam_lr(int(d['step']), 256, 8000), rel=1e-12)
     dots = [i['datum'] for i in v.items(chart, 'symbol') if i['datum']['schedule'] == 'yours']
     assert dots and dots[0]['step'] == 8000 and dots[0]['lrate'] == pytest.approx(noam_lr(8000, 256, 8000))
+
+
+def heatmaps_of(nb: str) -> list:
+    "The heat-map charts a notebook stores (their specification looks panels up), by id."
+    cells = json.loads((ROOT / f'{nb}.ipynb').read_text())['cells']
+    html = ''.join(''.join(o.get('data', {}).get('text/html', '')) for c in cells for o in c.get('outputs', []))
+    found = re.findall(r'<div id="(tnb-chart-[0-9a-f]+)".*?<script type="application/json" id="\1-spec">(.*?)</script>',
+                       html, re.S)
+    return [cid for cid, spec in found if '"lookup"' in spec]
+
+
+HEATMAPS = [(nb, cid) for nb in TOC_FILES for cid in heatmaps_of(nb)]
+
+
+@pytest.mark.parametrize('nb,chart', HEATMAPS)
+def test_every_heatmap_answers_a_hover(visits, nb, chart):
+    "Every heat map of the book, as first drawn: its heaviest cells' tooltips are the stored query, key, weight."
+    v = visits(nb)
+    choice = tuple(p['value'] for p in v.spec(chart)['params'] if 'bind' in p)
+    check_hover(v, chart, choice, n=2)
+
+
+def test_cross_attention_explorer_picks_a_verse(visits):
+    "Chapter 17a's explorer: another verse, layer and head from its inputs draw that panel, tooltips agreeing."
+    nb = 'nbs/17a_attention_heads'
+    v = visits(nb)
+    chart = next(c for c in heatmaps_of(nb) if 'verse' in json.dumps(v.spec(c)['params']))
+    verses = v.spec(chart)['params'][0]['bind']['options']
+    assert len(verses) >= 5
+    v.page.locator(f'#{chart} select').select_option(verses[-1])
+    choose(v, chart, '3'), choose(v, chart, '4')  # layer 3, head 4 (radio buttons: the first has no 4)
+    tips = check_hover(v, chart, (verses[-1], 3, 4), n=3)
+    assert len(tips) == 3
