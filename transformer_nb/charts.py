@@ -6,7 +6,7 @@
 __all__ = ['VEGA', 'CDN', 'FONT', 'BOOK_CONFIG', 'Chart', 'distinct', 'heatmap_chart', 'curves_chart', 'noam_chart']
 
 # %% ../nbs/99b_charts.ipynb #c8860ba7
-import hashlib as _hashlib, html as _html, json as _json, math as _math
+import hashlib as _hashlib, html as _html, json as _json
 
 from fastcore.basics import patch as _patch
 
