@@ -47,14 +47,14 @@ html: web
 
 # The book's web code, pinned in web/package.json and web/package-lock.json, from the npm registry (npm from Debian
 # where it is missing): the chart library the pages load from the book's own vendor/ folder (web/site/vendor, which
-# the build copies to _build/html/vendor), and axe-core for the browser tests.
-VENDOR := vega/build/vega.min.js vega-lite/build/vega-lite.min.js vega-embed/build/vega-embed.min.js
+# the build copies to _build/html/vendor), each file with its licence.
+VENDOR := vega vega-lite vega-embed
 web:
 	@command -v npm >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null; }
 	npm ci --prefix web --no-audit --no-fund --loglevel=error
 	mkdir -p web/site/vendor
-	cp $(VENDOR:%=web/node_modules/%) web/site/vendor/
-	for p in vega vega-lite vega-embed; do cp web/node_modules/$$p/LICENSE web/site/vendor/$$p.LICENSE; done
+	for p in $(VENDOR); do cp web/node_modules/$$p/build/$$p.min.js web/node_modules/$$p/LICENSE web/site/vendor/ \
+	  && mv web/site/vendor/LICENSE web/site/vendor/$$p.LICENSE; done
 
 # Debian packages some tests need, installed when missing (CI runs as root): Chromium for tests/test_book_browser.py,
 # the SWORD Bible modules for tests/test_corpus_builder.py (it rebuilds the shipped corpus from them), Apertium for

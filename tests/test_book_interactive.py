@@ -128,11 +128,17 @@ def test_page_is_offline_and_quiet(visits, nb):
         assert v.page.locator(f'#{chart} svg').count() == 1, f'{nb}: chart {chart} drew no SVG'
 
 
-def charts_of(nb: str) -> list:
-    "The ids of the charts a notebook stores, in order."
+def stored_charts(nb: str) -> dict:
+    "{chart id: its specification} of the charts a notebook stores, in order."
     cells = json.loads((ROOT / f'{nb}.ipynb').read_text())['cells']
     html = ''.join(''.join(o.get('data', {}).get('text/html', '')) for c in cells for o in c.get('outputs', []))
-    return re.findall(r'<div id="(tnb-chart-[0-9a-f]+)"', html)
+    return {cid: json.loads(spec.replace('<\\/', '</')) for cid, spec in re.findall(
+        r'<div id="(tnb-chart-[0-9a-f]+)".*?<script type="application/json" id="\1-spec">(.*?)</script>', html, re.S)}
+
+
+def charts_of(nb: str) -> list:
+    "The ids of the charts a notebook stores, in order."
+    return list(stored_charts(nb))
 
 
 def spec_cells(spec: dict, choice: tuple) -> dict:
@@ -227,11 +233,7 @@ def test_schedule_slider_redraws_noam_lr(visits):
 
 def heatmaps_of(nb: str) -> list:
     "The heat-map charts a notebook stores (their specification looks panels up), by id."
-    cells = json.loads((ROOT / f'{nb}.ipynb').read_text())['cells']
-    html = ''.join(''.join(o.get('data', {}).get('text/html', '')) for c in cells for o in c.get('outputs', []))
-    found = re.findall(r'<div id="(tnb-chart-[0-9a-f]+)".*?<script type="application/json" id="\1-spec">(.*?)</script>',
-                       html, re.S)
-    return [cid for cid, spec in found if '"lookup"' in spec]
+    return [cid for cid, spec in stored_charts(nb).items() if any('lookup' in t for t in spec.get('transform', []))]
 
 
 HEATMAPS = [(nb, cid) for nb in TOC_FILES for cid in heatmaps_of(nb)]

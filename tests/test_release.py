@@ -91,3 +91,15 @@ def test_the_check_can_fail():
         the_pin({'x': [a], 'y': []})
     with pytest.raises(AssertionError, match='not one commit'):
         the_pin({'x': ['main'], 'y': ['main']})
+
+
+def test_the_chart_library_is_pinned_once():
+    """The chart library's versions that `transformer_nb.charts` loads outside the book (`VEGA`) are the ones the
+    book vendors: `web/package.json` names them exactly and its lock file installs them."""
+    from transformer_nb.charts import VEGA
+    web = ROOT / 'web'
+    wanted = json.loads((web / 'package.json').read_text())['dependencies']
+    locked = json.loads((web / 'package-lock.json').read_text())['packages']
+    assert wanted == VEGA, f'web/package.json pins {wanted}; transformer_nb.charts.VEGA says {VEGA}'
+    for name, version in VEGA.items():
+        assert locked[f'node_modules/{name}']['version'] == version, f'{name}: the lock file installs another version'

@@ -230,7 +230,7 @@ def _heatmap_spec(records: list, params: list, encoding: dict, row: int) -> dict
         'width': 'container',
         'height': {'step': row},
         'autosize': {'type': 'fit-x', 'contains': 'padding'},
-        'transform': _cells(records, sum(1 for p in params if 'bind' in p)),
+        'transform': _cells(records, len(params)),
         'mark': 'rect',
         'encoding': encoding,
     }
@@ -330,6 +330,7 @@ _NOAM = (
     'datum.step == 0 ? 0 : '
     'pow({d}, -0.5) * min(pow(datum.step, -0.5), datum.step * pow({w}, -1.5))'
 )
+_SCHEDULES = ['yours', 'the paper']  # the curves, in the legend's order
 
 
 def _noam_params(paper: tuple, d_models: tuple, warmups: tuple) -> list:
@@ -390,7 +391,7 @@ def _noam_lines(paper: tuple, steps: int, every: int) -> dict:
     curves = [
         {'calculate': _NOAM.format(d='d_model', w='warmup'), 'as': 'yours'},
         {'calculate': _NOAM.format(d=paper[0], w=paper[1]), 'as': 'the paper'},
-        {'fold': ['yours', 'the paper'], 'as': ['schedule', 'lrate']},
+        {'fold': _SCHEDULES, 'as': ['schedule', 'lrate']},
     ]
     sequence = {'start': 0, 'stop': steps + 1, 'step': every, 'as': 'step'}
     mark = {'type': 'line', 'strokeWidth': 2}
@@ -409,14 +410,14 @@ _NOAM_ENCODING = {
         'field': 'schedule',
         'type': 'nominal',
         'title': None,
-        'sort': ['yours', 'the paper'],
+        'sort': _SCHEDULES,
         'legend': {'orient': 'top'},
     },
     'strokeDash': {
         'field': 'schedule',
         'type': 'nominal',
         'legend': None,
-        'sort': ['yours', 'the paper'],
+        'sort': _SCHEDULES,
     },
     'tooltip': [
         {'field': 'schedule'},
