@@ -260,3 +260,121 @@ def test_cross_attention_explorer_picks_a_verse(visits):
     choose(v, chart, '3'), choose(v, chart, '4')  # layer 3, head 4 (radio buttons: the first has no 4)
     tips = check_hover(v, chart, (verses[-1], 3, 4), n=3)
     assert len(tips) == 3
+
+
+def num(text: str) -> float:
+    "A number as a tooltip writes it: thousands separated by commas, a typographic minus sign."
+    return float(text.replace(',', '').replace('\u2212', '-'))
+
+
+def chart_with(v: Visit, nb: str, text: str) -> str:
+    "The first chart of a notebook whose specification contains `text`."
+    return next(c for c, spec in stored_charts(nb).items() if text in json.dumps(spec))
+
+
+def test_positional_chart_is_sinusoidal_encoding(visits):
+    """Chapter 4's table, computed in the page: for two widths, hovered cells show `sinusoidal_encoding`'s value,
+    and the curve under the table is the hovered dimension over every position."""
+    from transformer_nb.positional import sinusoidal_encoding
+    nb = 'nbs/04_positional'
+    v = visits(nb)
+    chart = chart_with(v, nb, '"vconcat"')
+    n = next(p['value'] for p in v.spec(chart)['params'] if p['name'] == 'positions')
+    for d in ('32', '128'):
+        choose(v, chart, d)
+        pe = sinusoidal_encoding(n, int(d))
+        cells = v.items(chart, 'rect')
+        assert len(cells) == n * int(d)
+        for c in cells[len(cells) // 3::len(cells) // 4][:3]:
+            tip = v.tooltip(c['x'], c['y'])
+            pos, dim = int(tip['position']), int(tip['dimension'])
+            assert (pos, dim) == (c['datum']['position'], c['datum']['dimension'])
+            assert abs(num(tip['PE']) - pe[pos, dim].item()) <= 5e-4 + 1e-9, (d, tip)
+            curve = [i['datum'] for i in v.items(chart, 'symbol')]
+            assert len(curve) == n and {p['dimension'] for p in curve} == {dim}
+            for p in curve:
+                assert p['value'] == pytest.approx(pe[p['position'], dim].item(), abs=1e-6)
+
+
+def test_speed_bars_name_their_values(visits):
+    """Chapter 18's bars: each hovered bar names its row, system and the verses per second that
+    `data/decode_speed.json` gives; a system not measured is written n/a, not drawn as an empty place."""
+    bench = json.loads((ROOT / 'data' / 'decode_speed.json').read_text())
+    who = {'ours': 'ours', 'Hugging Face': 'hf', 'CTranslate2': 'ct2'}
+    kind = {'greedy': 'greedy', 'beam 4': 'beam4', 'greedy, int8': 'int8 greedy',
+            'greedy, compiled step': 'compiled greedy'}
+    nb = 'nbs/18_production'
+    v = visits(nb)
+    chart = chart_with(v, nb, '"yOffset"')
+    bars = v.items(chart, 'rect')
+    assert len(bars) == len(who) * len(kind)
+    for b in bars:
+        d = b['datum']
+        sec = bench['seconds'].get(f"{who[d['series']]} {kind[d['group']]}")
+        assert d['text'] == ('n/a' if sec is None else f"{bench['verses'] / sec:,.1f}"), d
+    for b in [b for b in bars if b['datum']['value'] > 0][:3]:
+        tip = v.tooltip(b['x'], b['y'])
+        assert (tip['row'], tip['series']) == (b['datum']['group'], b['datum']['series'])
+    texts = [i['datum']['text'] for i in v.items(chart, 'text')]
+    assert texts.count('n/a') == sum(b['datum']['text'] == 'n/a' for b in bars) > 0
+
+
+def test_beam_trees_trace_the_best_hypothesis(visits):
+    """Chapter 14's trees: hovering a box names its piece and parent; the red path ends in the finished
+    hypothesis that the chapter prints first, with its normalised score."""
+    nb = 'nbs/14_beam_search'
+    v = visits(nb)
+    cells = json.loads((ROOT / f'{nb}.ipynb').read_text())['cells']
+    printed = ''.join(''.join(o.get('text', '')) for c in cells for o in c.get('outputs', []))
+    best_real = re.search(r'^beam +(-?[0-9.]+) (.*)$', printed, re.M)
+    trees = [c for c, spec in stored_charts(nb).items() if 'so_far' in json.dumps(spec)]
+    assert len(trees) == 2
+    for chart in trees:
+        boxes = [b for b in v.items(chart, 'rect') if 'piece' in b['datum']]
+        path = sorted((b for b in boxes if b['datum']['best']), key=lambda b: b['datum']['step'])
+        assert [b['datum']['step'] for b in path] == list(range(len(path)))
+        for b in path[1:], path[-1:]:
+            for box in b[:2]:
+                tip = v.tooltip(box['x'], box['y'])
+                assert tip['piece'] == box['datum']['piece'] and tip['parent'] == box['datum']['parent']
+        end = path[-1]['datum']
+        assert end['fate'] == 'finished' and end['so_far'].endswith('</s>')
+    from transformer_nb.data import Tokenizer
+    from transformer_nb.model import pretrained_path
+    sp = Tokenizer.load(pretrained_path('book')).sp
+    end = max((b['datum'] for b in v.items(trees[1], 'rect') if b['datum'].get('best')), key=lambda d: d['step'])
+    pieces = end['so_far'].split(' ')
+    assert sp.decode_pieces([p for p in pieces if p != '</s>']) == best_real[2]
+    assert f"{end['s']:.3f}" == f'{float(best_real[1]):.3f}'
+
+
+CURVES = [(nb, cid) for nb in TOC_FILES for cid, spec in stored_charts(nb).items()
+          if isinstance(spec.get('mark'), dict) and spec['mark'].get('point')]
+
+
+@pytest.mark.parametrize('nb,chart', CURVES)
+def test_every_curve_chart_answers_a_hover(visits, nb, chart):
+    "Every chart of curves: hovered points name their curve, x and y as the chart holds them."
+    v = visits(nb)
+    points = v.items(chart, 'symbol')
+    assert points, f'{nb}: chart {chart} drew no points'
+    for p in points[len(points) // 4::len(points) // 3 or 1][:3]:
+        tip = v.tooltip(p['x'], p['y'])
+        assert tip['curve'] == p['datum']['curve'], (tip, p['datum'])
+        shown = num(list(tip.values())[2])
+        assert shown == pytest.approx(p['datum']['y'], rel=1e-3), (tip, p['datum'])
+
+
+def test_training_curves_are_the_run_log(visits):
+    "Chapter 12's loss chart draws the exported run's log: its points are the CSV's rows."
+    import csv
+    rows = list(csv.DictReader(open(ROOT / 'models' / 'book_small' / 'training_log.csv')))
+    want = {('train' if r['split'] == 'train' else 'validation', float(r['step'])): float(r['loss'])
+            for r in rows if r['split'] in ('train', 'valid')}
+    nb = 'nbs/12_training'
+    v = visits(nb)
+    chart = chart_with(v, nb, 'loss (label-smoothed)')
+    got = {(d['curve'], d['x']): d['y'] for d in (i['datum'] for i in v.items(chart, 'symbol'))
+           if d['curve'] != 'floor'}
+    assert got.keys() == want.keys()
+    assert all(got[k] == pytest.approx(want[k]) for k in want)

@@ -48,9 +48,9 @@ def stable_slots(
 ) -> Tensor:  # (n, k) the slot each new beam goes to: a permutation of 0..k-1 per row
     """Slots for the new beams: a parent's first child keeps its slot; the others fill
     free slots."""
-    # (n, k): an earlier
+    # (n, k): an earlier beam has the same parent
     later = (parent[:, :, None] == parent[:, None, :]).tril(-1).any(-1)
-    # beam has it
+    # (n, k): the slot is some beam's first parent
     taken = torch.zeros_like(parent).scatter_add_(1, parent, (~later).long()) > 0
     # (n, k): free slots first, in order
     free = taken.long().argsort(dim=1, stable=True)
