@@ -24,7 +24,7 @@ Needs `_build/html` (`make html` runs first in `make test`) and a Chromium binar
 `chromium` when it is missing). `python tools/layout_report.py` prints the same counts for every page. Screenshots go
 to `_build/screenshots/`.
 """
-import base64, hashlib, html, json, re, shutil, subprocess, tempfile
+import base64, hashlib, html, importlib.util, json, re, shutil, subprocess, tempfile
 from pathlib import Path
 
 import pytest
@@ -344,7 +344,17 @@ def test_what_does_not_fit_scrolls_and_shows_it(nb, width):
         f"{b['what']} {b['where']} {b['why']}: {b['text']!r}" for b in bad[:3])
 
 
-MIN_PHONE_TEXT = 7.0  # px: the smallest figure text a phone may draw
+MIN_PHONE_TEXT = 9.0  # px: the smallest figure text a phone may draw
+
+
+def test_figures_are_sized_for_this_threshold():
+    "The book's hook sizes figures for the same smallest text this test asks for."
+    path = ROOT / '_ext' / 'phone_figures.py'
+    spec = importlib.util.spec_from_file_location('phone_figures', path)
+    hook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook)
+    assert hook.MIN_TEXT == MIN_PHONE_TEXT, f'_ext/phone_figures.py sizes figures ' \
+        f'for {hook.MIN_TEXT} px; this test asks for {MIN_PHONE_TEXT} px'
 
 
 def recorded_text_sizes(nb: str) -> dict:
@@ -392,7 +402,9 @@ def figure_text(nb: str, shown: list) -> list:
 
 @pytest.mark.parametrize('nb', TOC_FILES)
 def test_figure_text_is_legible_on_a_phone(nb):
-    "At 390 px the figures shrink with the column; the smallest text of each, as drawn there, is 7 px or more."
+    """At 390 px the figures shrink with the column, down to the width at which their
+    smallest text is drawn at `MIN_PHONE_TEXT` px (_ext/phone_figures.py), and scroll in
+    their box below it."""
     small = figure_text(nb, page_layout(nb, PHONE)['shown'])
     assert not small, f'{nb} at {PHONE} px: ' + '; '.join(small)
 
