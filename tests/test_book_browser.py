@@ -14,6 +14,9 @@ The layout probe (`PROBE_JS`) measures, per page:
   columns or more, apart by two spaces or more) that wrap, which breaks their alignment;
 * `figure`: output figures shown smaller than `MIN_SCALE` of their natural width (their text shrinks with them);
 * `page`: the page itself wider than the window (something widened the content column);
+* `boxes`: every display formula and output figure, whether it fits the column, and if
+  not, why its box does not scroll visibly (a box that scrolls must show it:
+  `test_what_does_not_fit_scrolls_and_shows_it`);
 * `shown`: every output figure, its natural and shown widths (and an inline SVG's smallest text), from which
   `test_figure_text_is_legible_on_a_phone` computes how large its smallest text is drawn at 390 px.
 
@@ -21,7 +24,7 @@ Needs `_build/html` (`make html` runs first in `make test`) and a Chromium binar
 `chromium` when it is missing). `python tools/layout_report.py` prints the same counts for every page. Screenshots go
 to `_build/screenshots/`.
 """
-import base64, hashlib, html, json, re, shutil, subprocess, tempfile
+import base64, hashlib, html, importlib.util, json, re, shutil, subprocess, tempfile
 from pathlib import Path
 
 import pytest
@@ -63,6 +66,7 @@ function probe() {
   const cs = getComputedStyle(col), cr = col.getBoundingClientRect();
   const left = cr.left + parseFloat(cs.paddingLeft), right = cr.right - parseFloat(cs.paddingRight);
   const out = {column: Math.round(right - left), code: [], formula: [], table: [], figure: [], page: [], shown: []};
+  out.boxes = [];
   const tex = new Map();
   try { for (const m of MathJax.startup.document.math) tex.set(m.typesetRoot, m.math); } catch (e) {}
   const where = el => {
@@ -141,6 +145,59 @@ function probe() {
     if (natural && shown && shown / natural < MIN_SCALE)
       out.figure.push({where: where(f), why: `shown at ${Math.round(100 * shown / natural)} %% of its width`,
                        text: `${natural} px wide, shown ${Math.round(shown)} px`});
+  }
+  // Every display formula and figure: it fits the column, or it scrolls in a box of its
+  // own within the column, whose content is wider than the box and which shows it (the
+  // scroll cue of _static/layout.css: covers that scroll with the content, in the
+  // colour below the box, over shadows that stay on its edges).
+  const rgb = c => c.replace(/\s+/g, '');
+  const clear = c => /^rgba\(.*,0\)$/.test(rgb(c)) || c === 'transparent';
+  const below = el => {  // the colour the box is drawn on: its own, or the one behind
+    for (let a = el; a; a = a.parentElement) {
+      const c = getComputedStyle(a).backgroundColor;
+      if (!clear(c)) return rgb(c);
+    }
+    return 'rgb(255,255,255)';
+  };
+  function cue(box) {  // why the box's scroll cue is missing or wrong, or null
+    const s = getComputedStyle(box);
+    const layers = s.backgroundAttachment.split(',').map(x => x.trim());
+    if (!layers.includes('local') || !layers.includes('scroll')) return 'no scroll cue';
+    const cover = rgb((s.backgroundImage.match(/rgba?\([^)]*\)/) || ['none'])[0]);
+    if (cover === below(box)) return null;
+    return `its scroll cue's covers are ${cover} on ${below(box)}`;
+  }
+  function box(el, what, text, ink) {  // ink: the element whose width is the content's
+    let b = el;  // the innermost box that clips (a figure's own clips its picture)
+    const first = what === 'figure' ? el.parentElement : el;
+    for (let a = first; a && a !== col; a = a.parentElement)
+      if (getComputedStyle(a).overflowX !== 'visible') { b = a; break; }
+    const width = ink.getBoundingClientRect().width, r = b.getBoundingClientRect();
+    const scrolls = b.scrollWidth > b.clientWidth + 1;
+    const fits = width <= right - left + 1 && !scrolls;
+    const ox = getComputedStyle(b).overflowX;
+    const opaque = ink.tagName.toLowerCase() === 'img'
+      && getComputedStyle(ink).mixBlendMode !== 'multiply';
+    let why = what === 'formula' ? cue(b) : null;  // a wrong cover shows where it fits
+    if (r.right > right + 1 || r.left < left - 1)
+      why = `its box reaches ${Math.round(r.right - right)} px beyond the column`;
+    else if (!fits && !scrolls)
+      why = `is cut off: ${Math.round(width)} px in ${b.clientWidth} px`;
+    else if (!fits && ox !== 'auto' && ox !== 'scroll')
+      why = `is cut off: ${b.scrollWidth} px of content in ${b.clientWidth} px`;
+    else if (!fits)
+      why = why || cue(b) || (opaque ? "the opaque figure hides its box's cue" : null);
+    out.boxes.push({what, where: where(el), text, fits, width: Math.round(width),
+                    content: b.scrollWidth, box: b.clientWidth, why});
+  }
+  for (const m of col.querySelectorAll('mjx-container[display]')) {
+    const text = clip((tex.get(m) || m.textContent).replace(/\s+/g, ' ').trim());
+    box(m, 'formula', text, m.querySelector('mjx-math') || m);
+  }
+  for (const f of figures) {
+    if (f.parentElement.closest('svg, button')) continue;
+    const src = f.getAttribute('src');
+    box(f, 'figure', src ? src.split('/').pop().slice(0, 12) : 'an SVG picture', f);
   }
   const page = document.documentElement.scrollWidth;
   if (page > window.innerWidth + 1)
@@ -265,7 +322,39 @@ def test_the_page_never_scrolls_sideways_on_a_phone(nb):
     assert not cut, f'{nb} at {PHONE} px: {describe(cut)}'
 
 
-MIN_PHONE_TEXT = 7.0  # px: the smallest figure text a phone may draw
+def scrolling(found: dict) -> list:
+    "The display formulas and figures of a probed page that scroll in their own box."
+    return [b for b in found['boxes'] if not b['fits']]
+
+
+@pytest.mark.parametrize('width', (PHONE, WINDOW))
+@pytest.mark.parametrize('nb', TOC_FILES)
+def test_what_does_not_fit_scrolls_and_shows_it(nb, width):
+    """Every display formula and figure fits the column, or scrolls sideways in a box of
+    its own within the column, whose content is wider than the box and which shows that
+    it scrolls (the scroll cue: a shadow on each edge beyond which more lies, where a
+    phone shows no scroll bar); an opaque figure lets the cue through. The formulas and
+    figures that scroll are printed (`pytest -rP`)."""
+    found = page_layout(nb, width)
+    for b in scrolling(found):
+        print(f"{nb} at {width} px: {b['what']} {b['where']}: {b['width']} px wide, "
+              f"{b['content']} px in a box of {b['box']} px: {b['text']}")
+    bad = [b for b in found['boxes'] if b['why']]
+    assert not bad, f'{nb} at {width} px: ' + '; '.join(
+        f"{b['what']} {b['where']} {b['why']}: {b['text']!r}" for b in bad[:3])
+
+
+MIN_PHONE_TEXT = 9.0  # px: the smallest figure text a phone may draw
+
+
+def test_figures_are_sized_for_this_threshold():
+    "The book's hook sizes figures for the same smallest text this test asks for."
+    path = ROOT / '_ext' / 'phone_figures.py'
+    spec = importlib.util.spec_from_file_location('phone_figures', path)
+    hook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook)
+    assert hook.MIN_TEXT == MIN_PHONE_TEXT, f'_ext/phone_figures.py sizes figures ' \
+        f'for {hook.MIN_TEXT} px; this test asks for {MIN_PHONE_TEXT} px'
 
 
 def recorded_text_sizes(nb: str) -> dict:
@@ -313,7 +402,9 @@ def figure_text(nb: str, shown: list) -> list:
 
 @pytest.mark.parametrize('nb', TOC_FILES)
 def test_figure_text_is_legible_on_a_phone(nb):
-    "At 390 px the figures shrink with the column; the smallest text of each, as drawn there, is 7 px or more."
+    """At 390 px the figures shrink with the column, down to the width at which their
+    smallest text is drawn at `MIN_PHONE_TEXT` px (_ext/phone_figures.py), and scroll in
+    their box below it."""
     small = figure_text(nb, page_layout(nb, PHONE)['shown'])
     assert not small, f'{nb} at {PHONE} px: ' + '; '.join(small)
 
@@ -326,6 +417,9 @@ BAD_PAGE = r'''
 <div style="overflow: hidden"><table><tr>{cells}</tr></table></div>
 <div style="overflow-x: auto"><table><tr>{cells}</tr></table></div>
 <div class="cell_output"><img src="{img}" style="width: 50%"></div>
+<style>#no-cue mjx-container {{ background: none !important; }}</style>
+<div id="no-cue"><div class="math notranslate nohighlight">\[y = {formula}\]</div></div>
+<div class="cell_output"><img src="{img}" style="min-width: 2000px"></div>
 </section>'''
 
 
@@ -346,6 +440,13 @@ def test_the_probe_can_fail():
     tables = [i for i in found['table'] if i['where'] == '#wide-things']
     assert len(tables) == 1 and 'cut off' in tables[0]['why'], found['table']
     assert any(i['where'] == '#wide-things' for i in found['figure']), found['figure']
+    here = [b for b in found['boxes'] if b['where'] == '#wide-things']
+    formulas = [b for b in here if b['what'] == 'formula']
+    # the first scrolls in its box, with its cue; the second has none
+    assert [b['why'] for b in formulas] == [None, 'no scroll cue'], formulas
+    assert not formulas[0]['fits'] and formulas[0]['content'] > formulas[0]['box']
+    wide = [b for b in here if b['what'] == 'figure'][-1]  # too wide, and in no box
+    assert wide['why'] and 'beyond the column' in wide['why'], wide
     half = [f for f in found['shown'] if f['src'].endswith(img.name) and f['shown'] < 0.6 * f['natural']]
     assert half, found['shown']  # the figure's scale, from which its text's drawn size follows
     assert 600 < found['column'] < 800, found['column']

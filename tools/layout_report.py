@@ -1,11 +1,12 @@
 """Per page of a built book, how many elements do not fit the content column, at a 1280-px window and at a
 phone's 390 px: code blocks, display formulas, tables, whether the page itself is too wide, and figures (at 1280 px:
-shrunk below 90 %; at 390 px: whose smallest text is drawn under 7 px). At 390 px a code block, formula or table
+shrunk below 90 %; at 390 px: whose smallest text is drawn under 9 px). At 390 px a code block, formula or table
 counts only if it is cut off (scrolling in its own box is fine there). It runs the layout probe of
 tests/test_book_browser.py in headless Chromium, one browser run per page.
 
     python tools/layout_report.py                      # every page of _toc.yml, from _build/html
     python tools/layout_report.py --details nbs/04_positional
+    python tools/layout_report.py --scrolling          # and what scrolls at 390 px
     python tools/layout_report.py --html /path/to/html --json counts.json
 """
 import argparse, importlib.util, json, sys
@@ -27,6 +28,9 @@ def main(argv=None) -> dict:
     ap.add_argument('pages', nargs='*', help='pages as in _toc.yml (nbs/01_attention); default: all')
     ap.add_argument('--html', type=Path, default=ROOT / '_build' / 'html', help='the built book')
     ap.add_argument('--details', action='store_true', help='list every element that does not fit')
+    ap.add_argument('--scrolling', action='store_true',
+                    help='list the display formulas and figures that scroll in their '
+                         'box at 390 px (a formula by the start of its LaTeX)')
     ap.add_argument('--json', type=Path, help='also write {width: {page: {kind: count}}} here')
     a = ap.parse_args(argv)
     probe = load_probe()
@@ -50,6 +54,11 @@ def main(argv=None) -> dict:
             if a.details:
                 for k in kinds:
                     for i in items[k]: print(f"    {k}@{w}: {i['where']} {i['why']}: {i['text']!r}")
+            if a.scrolling and w == probe.PHONE:
+                for b in probe.scrolling(found[w]):
+                    why = '' if b['why'] is None else f" ({b['why']})"
+                    print(f"    scrolls@{w}: {b['what']} {b['where']}: "
+                          f"{b['width']} px in {b['box']} px{why}: {b['text']}")
         print(f'{nb:<26}' + ''.join(f'{counts[w][nb][k]:>13}' for w in widths for k in kinds), flush=True)
     totals = {w: {k: sum(c[k] for c in counts[w].values()) for k in kinds} for w in widths}
     pages = {w: {k: sum(c[k] > 0 for c in counts[w].values()) for k in kinds} for w in widths}
