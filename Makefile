@@ -18,7 +18,7 @@ test-fast: check-export check-clean
 book: install export html
 
 install:
-	$(PIP) install -e ".[dev,corpus,hf,bench]"
+	$(PIP) install -e ".[dev,corpus,hf,bench,export]"
 
 export:
 	nbdev-export
@@ -46,15 +46,30 @@ html: web
 	jupyter-book build . -W --keep-going
 
 # The book's web code, pinned in web/package.json and web/package-lock.json, from the npm registry (npm from Debian
-# where it is missing): the chart library the pages load from the book's own vendor/ folder (web/site/vendor, which
-# the build copies to _build/html/vendor), each file with its licence.
+# where it is missing), into web/site/, which the build copies into _build/html: the chart library the pages load
+# from vendor/, each file with its licence; ONNX Runtime Web (vendor/ort/), SentencePiece compiled to WebAssembly
+# (bundled by esbuild into vendor/sentencepiece.js) and the page's own script (web/src/translate.js) for the
+# translator in the page; and the book's model exported to ONNX (models/book/), again only when the model or the
+# export changed. axe-core stays in web/node_modules: tests/test_book_a11y.py injects it into the built pages.
 VENDOR := vega vega-lite vega-embed
-web:
+ORT := ort.wasm.min.js ort-wasm-simd-threaded.wasm ort-wasm-simd-threaded.mjs
+web: web/site/models/book/config.json
 	@command -v npm >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null; }
 	npm ci --prefix web --no-audit --no-fund --loglevel=error
-	mkdir -p web/site/vendor
+	mkdir -p web/site/vendor/ort
 	for p in $(VENDOR); do cp web/node_modules/$$p/build/$$p.min.js web/node_modules/$$p/LICENSE web/site/vendor/ \
 	  && mv web/site/vendor/LICENSE web/site/vendor/$$p.LICENSE; done
+	cp $(ORT:%=web/node_modules/onnxruntime-web/dist/%) web/site/vendor/ort/
+	cp web/node_modules/onnxruntime-web/package.json web/site/vendor/ort/package.json  # its version and licence (MIT)
+	web/node_modules/.bin/esbuild web/src/sentencepiece.js --bundle --minify --format=iife \
+	  --global-name=sentencepiece --platform=browser --alias:fs=./web/src/empty.js \
+	  --alias:module=./web/src/empty.js --log-level=warning --outfile=web/site/vendor/sentencepiece.js
+	cp web/node_modules/@sctg/sentencepiece-js/LICENSE web/site/vendor/sentencepiece.LICENSE
+	cp web/src/translate.js web/site/vendor/translate.js
+
+web/site/models/book/config.json: models/book_small/model.safetensors models/book_small/tokenizer.model \
+                                  transformer_nb/onnx_graphs.py
+	$(PYTHON) -m transformer_nb.export web/site/models/book --to onnx --force
 
 # Debian packages some tests need, installed when missing (CI runs as root): Chromium for tests/test_book_browser.py,
 # the SWORD Bible modules for tests/test_corpus_builder.py (it rebuilds the shipped corpus from them), Apertium for

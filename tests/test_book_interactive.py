@@ -75,7 +75,7 @@ class Visit:
         self.page.on('console', lambda m: m.type == 'error' and self.errors.append(m.text))
         self.page.on('pageerror', lambda e: self.errors.append(str(e)))
         self.page.goto(server + f'{nb}.html', wait_until='load')
-        self.charts = self.page.eval_on_selector_all('.tnb-chart > div[id]', 'els => els.map(e => e.id)')
+        self.charts = self.page.eval_on_selector_all('.tnb-chart > div[id^="tnb-chart-"]', 'els => els.map(e => e.id)')
         if self.charts:
             self.page.wait_for_function(
                 "ids => ids.every(id => document.getElementById(id).dataset.rendered)", arg=self.charts,

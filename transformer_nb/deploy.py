@@ -167,11 +167,16 @@ def _self_step(a: MultiHeadAttention, y: Tensor, k: Tensor, v: Tensor, new: list
     return a.out_proj(a.merge_heads(p[..., :-1] @ V + p[..., -1:] * v1))
 
 
-def _cross_step(a: MultiHeadAttention, y: Tensor, memory_kv: tuple, bias, live):
+def _cross_step(
+    a: MultiHeadAttention, y: Tensor, memory_kv: tuple, bias, live, weights=None
+):
     """Cross-attention of `y` over the memory's keys and values `(B, h, S, d_k)`;
-    `bias` (B, 1, 1, S) additive, `live` (B, 1, 1, 1) zeros rows with no source."""
+    `bias` (B, 1, 1, S) additive, `live` (B, 1, 1, 1) zeros rows with no source; the
+    weights `(B, h, S)` go to the list `weights` if one is given."""
     mk, mv = memory_kv
     p = (_query(a, y) @ mk.transpose(-1, -2) + bias).softmax(-1)  # (B, h, 1, S)
+    if weights is not None:
+        weights.append(p[:, :, 0])
     return a.out_proj(a.merge_heads((p @ mv) * live))
 
 # %% ../nbs/13a_deploy.ipynb #2daa7211

@@ -1,0 +1,83 @@
+"""The ONNX export (`transformer-nb export --to onnx`, chapter 19) checked with ONNX Runtime against the book's own
+decoding: `generate` and `beam_search` run on the exported graphs through `OnnxModel`, and must give the PyTorch
+model's tokens. Uses the graphs `make web` exported into the book (web/site/models/book) when they are there,
+else exports them into a temporary folder (about a minute)."""
+import subprocess, sys
+from pathlib import Path
+
+import pytest
+import torch
+from torch import nn
+
+ROOT = Path(__file__).resolve().parents[1]
+pytest.importorskip('onnxruntime', reason='pip install "transformer-nb[export]"')
+pytest.importorskip('onnxscript', reason='pip install "transformer-nb[export]"')
+
+
+@pytest.fixture(scope='module')
+def exported(tmp_path_factory):
+    built = ROOT / 'web' / 'site' / 'models' / 'book'
+    if (built / 'config.json').exists():
+        return built
+    out = tmp_path_factory.mktemp('onnx') / 'book'
+    subprocess.run([sys.executable, '-m', 'transformer_nb.export', str(out), '--to', 'onnx'], check=True)
+    return out
+
+
+@pytest.fixture(scope='module')
+def book():
+    from transformer_nb.data import Tokenizer
+    from transformer_nb.model import Transformer
+    from transformer_nb.utils import pretrained_path
+    return Transformer.from_pretrained('book').eval(), Tokenizer.load(pretrained_path('book'))
+
+
+def batches(tok, n: int, size: int = 20):
+    "The first `n` test verses, Spanish, as padded batches of ids."
+    from transformer_nb.data import load_bible
+    src = load_bible('test', src_lang='es').src[:n]
+    for i in range(0, n, size):
+        yield nn.utils.rnn.pad_sequence([torch.tensor(tok.encode(s)) for s in src[i:i + size]], batch_first=True)
+
+
+def test_float32_graphs_decode_as_the_model(exported, book):
+    "100 test verses, greedy: the float32 graphs give exactly the tokens of `generate` on the PyTorch model."
+    from transformer_nb.onnx_graphs import OnnxModel
+    from transformer_nb.generate import generate
+    model, tok = book
+    onnx = OnnxModel(exported)
+    for src in batches(tok, 100):
+        torch.testing.assert_close(generate(onnx, src), generate(model, src), rtol=0, atol=0)
+
+
+def test_beam_search_on_the_graphs(exported, book):
+    "10 verses with the chosen decoding settings (8 beams, GNMT 1.4, no 4-gram twice): the same n-best lists."
+    from transformer_nb.beam import beam_search
+    from transformer_nb.onnx_graphs import OnnxModel
+    from transformer_nb.generation_config import CHOSEN
+    model, tok = book
+    onnx = OnnxModel(exported)
+    c = CHOSEN.update(rerank=None, num_return_sequences=4)
+    for src in batches(tok, 10):
+        torch.testing.assert_close(beam_search(onnx, src, c), beam_search(model, src, c), rtol=0, atol=0)
+
+
+def test_int8_graphs_translate(exported, book):
+    "The int8 copy: a third of the size, and translations that mostly agree (the count is printed)."
+    from transformer_nb.onnx_graphs import OnnxModel
+    from transformer_nb.generate import generate
+    model, tok = book
+    size = lambda d: sum(f.stat().st_size for f in d.glob('*.onnx'))
+    assert size(exported / "int8") < size(exported) / 2.5
+    onnx, same = OnnxModel(exported, 'int8'), 0
+    for src in batches(tok, 40):
+        same += sum(tok.decode(a) == tok.decode(b) for a, b in zip(generate(onnx, src), generate(model, src)))
+    print(f'\nint8 graphs: {same} of 40 greedy translations equal to the float32 model\'s')
+    assert same >= 10
+
+
+def test_export_command_names_bad_flags(tmp_path):
+    "A user's mistake gets one line naming the flag: --quantization is CTranslate2's."
+    r = subprocess.run([sys.executable, '-m', 'transformer_nb.export', str(tmp_path / 'x'), '--to', 'onnx',
+                        '--quantization', 'int8'], capture_output=True, text=True)
+    assert r.returncode == 2 and r.stderr.count('\n') == 1 and '--quantization' in r.stderr, r.stderr
