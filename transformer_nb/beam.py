@@ -40,7 +40,10 @@ def length_normalizer(
         return length**alpha
     if form == 'gnmt':
         return ((5 + length) / 6) ** alpha
-    raise ValueError(f"length_penalty_form must be one of {LP_FORMS}, got {form!r}")
+    raise ValueError(
+        f"form must be one of {LP_FORMS} (GenerationConfig picks it: length_penalty for "
+        f"'hf', gnmt_alpha for 'gnmt'), got {form!r}"
+    )
 
 # %% ../nbs/14_beam_search.ipynb #a353e2a4
 def stable_slots(
