@@ -47,7 +47,8 @@ html: web
 
 # The book's web code, pinned in web/package.json and web/package-lock.json, from the npm registry (npm from Debian
 # where it is missing): the chart library the pages load from the book's own vendor/ folder (web/site/vendor, which
-# the build copies to _build/html/vendor), each file with its licence.
+# the build copies to _build/html/vendor), each file with its licence; and axe-core (a development dependency, never
+# copied into the book), which tests/test_book_a11y.py runs in every built page.
 VENDOR := vega vega-lite vega-embed
 web:
 	@command -v npm >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null; }
