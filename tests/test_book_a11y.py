@@ -102,6 +102,24 @@ def test_page_has_no_serious_violation(audit, nb):
         for v in bad)
 
 
+def test_figure1_links_are_reached_by_keyboard_and_named(server, page):
+    """The index's Figure 1 is a group, not an image (which would hide its content): the Tab key reaches each of its
+    links, and each is named by its `<title>`, the chapter it opens."""
+    from transformer_nb.diagrams import figure1
+    want = figure1().links()
+    page.goto(server + 'nbs/00_index.html', wait_until='load')
+    reached = []
+    for _ in range(300):  # the sidebar's links come first
+        page.keyboard.press('Tab')
+        href = page.evaluate('() => document.activeElement.closest("#tnb-svg-1") && '
+                             'document.activeElement.getAttribute("href")')
+        if href: reached.append(href)
+        elif reached: break
+    assert reached == want
+    tree = page.locator('#tnb-svg-1').aria_snapshot()
+    assert tree.startswith('- group "The Transformer') and tree.count('link "Chapter ') == len(want), tree[:500]
+
+
 def test_the_summary_counts_nodes_and_pages():
     found = {'a': [{'rule': 'r', 'impact': 'serious', 'help': '', 'targets': ['x', 'y']}],
              'b': [{'rule': 'r', 'impact': 'serious', 'help': '', 'targets': ['z']}], 'c': []}
