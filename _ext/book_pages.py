@@ -5,7 +5,8 @@
   'THEBE_JS_URL' has already been declared" in every page's console.
 * Each written page is made accessible where the theme and the extensions' markup is not (`ACCESSIBLE`, checked by
   axe-core in tests/test_book_a11y.py): a control's accessible name contains its visible text (WCAG 2.5.3, axe's
-  `label-content-name-mismatch`), and the bibliography's list holds list items (`aria-required-children`).
+  `label-content-name-mismatch`), the bibliography's list holds list items (`aria-required-children`), and the
+  sidebar is a landmark (`region`).
 """
 import re
 from pathlib import Path
@@ -24,6 +25,11 @@ ACCESSIBLE = [
     # "Solution to exercise 1"): named by the prompt it shows instead
     ('hidden cell toggles named by their prompt',
      re.compile(r'<summary aria-label="Toggle hidden content">'), '<summary>'),
+    # the sidebar (the book's title, the search field, the table of contents) was in no landmark, so a screen
+    # reader's list of regions skipped the title link (axe: region): it is the book's navigation
+    ('sidebar as a navigation landmark',
+     re.compile(r'<div id="pst-primary-sidebar" class="bd-sidebar-primary bd-sidebar">'),
+     '<div id="pst-primary-sidebar" class="bd-sidebar-primary bd-sidebar" role="navigation" aria-label="Book">'),
     # docutils gives each citation of a `role="list"` the deprecated `doc-biblioentry` role, which is no list item
     ('bibliography entries are list items',
      re.compile(r'(<div class="citation" id="[^"]*") role="doc-biblioentry"'), r'\1 role="listitem"'),
