@@ -307,11 +307,6 @@ def plot_curves(
     return ax
 
 # %% ../nbs/99_plot.ipynb #c9b1b361
-def _missing(v) -> bool:
-    "None or NaN: a cell without a value."
-    return v is None or (isinstance(v, float) and v != v)
-
-
 class Table:
     "Rows under a header: an HTML table in a notebook, aligned text elsewhere."
 
@@ -320,22 +315,22 @@ class Table:
         header: list,  # column names
         rows: list,  # one sequence of cells per row
         fmt: str | list = '{:.3g}',  # how a float cell is written (or one per column)
-        na: str = '–',  # what a missing cell (None, NaN) shows
+        na: str = '–',  # what a cell without a value (None) shows
         row_headers: int = 0,  # how many first columns name their row
     ):
         if any(len(r) != len(header) for r in rows):
             raise ValueError(f"every row needs {len(header)} cells, one per column")
         fmts = [fmt] * len(header) if isinstance(fmt, str) else list(fmt)
         cell = lambda k, v: (
-            na if _missing(v) else fmts[k].format(v) if isinstance(v, float) else str(v)
+            na if v is None else fmts[k].format(v) if isinstance(v, float) else str(v)
         )
         self.header = [str(h) for h in header]
         self.rows = [[cell(k, v) for k, v in enumerate(r)] for r in rows]
         self.row_headers = row_headers
-        number = lambda v: isinstance(v, (int, float)) and not _missing(v)
-        self.right = [  # numbers align right, text left
+        number = lambda v: isinstance(v, (int, float))
+        self.right = [  # numbers align right, text left (a cell without a value: either)
             any(number(r[k]) for r in rows)
-            and all(number(r[k]) or _missing(r[k]) for r in rows)
+            and all(number(r[k]) or r[k] is None for r in rows)
             for k in range(len(header))
         ]
 
