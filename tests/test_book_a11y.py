@@ -27,8 +27,10 @@ pytestmark = [pytest.mark.skipif(not HTML.exists(), reason='book not built: run 
               pytest.mark.skipif(BROWSER is None, reason='no Chromium: `apt-get install chromium`'),
               pytest.mark.skipif(not AXE.exists(), reason='no axe-core: run `make web`')]
 
-# In the page, once axe.min.js is in it: each violation's rule, impact, help and its nodes' CSS targets.
+# In the page, once axe.min.js is in it: each violation's rule, impact, help and its nodes' CSS targets, once MathJax
+# has typeset the page (a formula is then its rendering, as a reader gets it, not its TeX).
 AXE_JS = '''async () => {
+  if (window.MathJax && MathJax.startup && MathJax.startup.promise) await MathJax.startup.promise;
   const r = await axe.run(document, {resultTypes: ['violations']});
   return r.violations.map(v => ({rule: v.id, impact: v.impact, help: v.help,
                                  targets: v.nodes.map(n => n.target.join(' '))}));
