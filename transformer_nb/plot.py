@@ -328,7 +328,7 @@ class Table:
         self.rows = [[cell(k, v) for k, v in enumerate(r)] for r in rows]
         self.row_headers = row_headers
         number = lambda v: isinstance(v, (int, float))
-        self.right = [  # numbers align right, text left (a cell without a value: either)
+        self.right = [  # numbers align right, text left; a cell without a value: either
             any(number(r[k]) for r in rows)
             and all(number(r[k]) or r[k] is None for r in rows)
             for k in range(len(header))
