@@ -72,6 +72,36 @@ def test_figures_have_legible_labels(path):
     assert not bad, f'{path.name}: ' + '; '.join(bad)
 
 
+def alt_text_problems(cells: list) -> list:
+    """What keeps a notebook's figures from a reader who cannot see them: each code cell with a PNG output needs
+    `{"mystnb": {"image": {"alt": ...}}}` in its metadata (MyST-NB puts it on the `<img>`, which otherwise gets the
+    image's file path), a sentence of 20 characters or more that says what the figure shows."""
+    bad = []
+    for i, c in enumerate(cells):
+        if not any('image/png' in o.get('data', {}) for o in c.get('outputs', [])): continue
+        alt = c.get('metadata', {}).get('mystnb', {}).get('image', {}).get('alt', '')
+        if not isinstance(alt, str) or len(alt.strip()) < 20 or not re.search(r'[a-z]{3,} [a-z]{2,}', alt) \
+                or re.search(r'\.(png|jpe?g|svg)\b|[/\\]\w+[/\\]', alt):
+            bad.append(f'cell {i} ({c.get("id")}): alt text {alt!r}')
+    return bad
+
+
+@pytest.mark.parametrize('path', NBS, ids=lambda p: p.name)
+def test_figures_have_alt_text(path):
+    bad = alt_text_problems(load(path)['cells'])
+    assert not bad, f'{path.name}: figures without a description: ' + '; '.join(bad)
+
+
+def test_the_alt_text_check_can_fail():
+    png = [{'output_type': 'display_data', 'data': {'image/png': 'iVBOR', 'text/plain': '<Figure>'}}]
+    cell = lambda meta: {'cell_type': 'code', 'id': 'c0', 'metadata': meta, 'outputs': png, 'source': []}
+    alt = lambda text: cell({'mystnb': {'image': {'alt': text}}})
+    assert alt_text_problems([alt('Loss against the training step: it falls from 3 to 0.01.')]) == []
+    assert alt_text_problems([{'cell_type': 'code', 'metadata': {}, 'outputs': [], 'source': []}]) == []
+    for bad in (cell({}), alt(''), alt('a figure'), alt('../_build/jupyter_execute/abc123.png'), alt('fig_3.png')):
+        assert len(alt_text_problems([bad])) == 1, bad
+
+
 def test_toc_lists_every_notebook():
     toc = (ROOT / '_toc.yml').read_text()
     listed = set(re.findall(r'(?:root|file):\s*nbs/(\S+)', toc))

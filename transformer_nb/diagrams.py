@@ -4,9 +4,9 @@
 
 # %% auto #0
 __all__ = ['COLUMN_PX', 'MIN_TEXT_PX', 'LINK_COLOR', 'FIGURE1_PAGES', 'BOX_W', 'BOX_H', 'PITCH', 'ENC_X', 'DEC_X', 'BOTTOM',
-           'ENCODER', 'DECODER', 'HEAD_COLORS', 'NEW', 'CACHED', 'MEMORY', 'MEMORY_READ', 'BEAM_EXAMPLE', 'tag',
-           'label', 'Svg', 'chapter_number', 'figure1', 'canvas', 'squares', 'harrow', 'draw_heads', 'mask_grids',
-           'draw_masks', 'draw_kv_cache', 'beam_step', 'draw_beam_step']
+           'ENCODER', 'DECODER', 'FIGURE1_DESC', 'HEAD_COLORS', 'NEW', 'CACHED', 'MEMORY', 'MEMORY_READ',
+           'BEAM_EXAMPLE', 'tag', 'label', 'Svg', 'chapter_number', 'figure1', 'canvas', 'squares', 'harrow',
+           'draw_heads', 'mask_grids', 'draw_masks', 'draw_kv_cache', 'beam_step', 'draw_beam_step']
 
 # %% ../nbs/99a_diagrams.ipynb #c3ef2a1b
 import html as _html
@@ -48,14 +48,15 @@ def label(x, y, s: str, size: float = 14, anchor: str = 'middle', **kw) -> str:
 
 # %% ../nbs/99a_diagrams.ipynb #5f4b3b1b
 class Svg:
-    "An SVG picture in px at 100 per inch, shown inline in HTML so that its links work."
+    """An SVG picture in px at 100 per inch, shown inline in HTML so that its links
+    work; `title` names it, `desc` says what it shows to a reader who cannot see it."""
 
-    def __init__(self, width: int, height: int, title: str = ''):
+    def __init__(self, width: int, height: int, title: str = '', desc: str = ''):
         if width > COLUMN_PX:
             raise ValueError(
                 f'width={width} px is wider than the column ({COLUMN_PX} px)'
             )
-        self.width, self.height, self.title = width, height, title
+        self.width, self.height, self.title, self.desc = width, height, title, desc
         self.id, self.parts = f'tnb-svg-{next(_ids)}', []
 
     def add(self, *parts: str):
@@ -68,26 +69,41 @@ class Svg:
     def __repr__(self) -> str:
         return f'Svg({self.width}x{self.height} px, {len(self.links())} links)'
 
+# %% ../nbs/99a_diagrams.ipynb #43553ea6
+@patch
+def head(self: Svg) -> str:
+    "The opening `<svg>` tag, then the picture's name and description."
+    i, w, h = self.id, self.width, self.height
+    role = 'group' if self.links() else 'img'  # an image would hide its links
+    size = _attrs(
+        id=i,
+        width=w,
+        height=h,
+        viewBox=f'0 0 {w} {h}',
+        role=role,
+        aria_labelledby=f'{i}-title' if self.title else None,
+        aria_describedby=f'{i}-desc' if self.desc else None,
+    )
+    font = 'DejaVu Sans, Verdana, sans-serif'
+    title = tag('title', self.title, id=f'{i}-title') if self.title else ''
+    desc = tag('desc', self.desc, id=f'{i}-desc') if self.desc else ''
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg"{size} '
+        f'font-family="{font}" style="max-width: 100%; height: auto">' + title + desc
+    )
+
 # %% ../nbs/99a_diagrams.ipynb #288f5ce0
 @patch
 def markup(self: Svg) -> str:
-    "The `<svg>` element, with an arrowhead marker and a hover style."
-    i, w, h = self.id, self.width, self.height
-    size = _attrs(
-        id=i, width=w, height=h, viewBox=f'0 0 {w} {h}', aria_label=self.title
-    )
-    font = 'DejaVu Sans, Verdana, sans-serif'
-    head = (
-        f'<svg xmlns="http://www.w3.org/2000/svg"{size} role="img" '
-        f'font-family="{font}" style="max-width: 100%; height: auto">'
-    )
+    "The `<svg>` element: its name and description, an arrowhead marker, a hover style."
+    i = self.id
     marker = (
         f'<defs><marker id="{i}-arrow" viewBox="0 0 10 10" refX="9" refY="5" '
         'markerWidth="7" markerHeight="7" orient="auto">'
         '<path d="M0,0 L10,5 L0,10 z" fill="#333"/></marker></defs>'
-        f'<style>#{i} a:hover .box {{ stroke-width: 2.5px; }}</style>'
+        f'<style>#{i} a:hover .box, #{i} a:focus .box {{ stroke-width: 2.5px }}</style>'
     )
-    return head + marker + ''.join(self.parts) + '</svg>'
+    return self.head() + marker + ''.join(self.parts) + '</svg>'
 
 
 @patch
@@ -242,10 +258,22 @@ def _inputs(svg: Svg, x: int, which: str, base: str):
     svg.arrow((cx, y + 96), (cx, y + 87))
 
 # %% ../nbs/99a_diagrams.ipynb #c8ee79b9
+FIGURE1_DESC = (  # what the figure shows, for a reader who cannot see it
+    'The encoder on the left: the input embedding, plus the positional encoding, '
+    'enters N identical layers, each a multi-head self-attention and a feed-forward '
+    'sub-layer, each followed by add & norm around a residual connection. The '
+    'decoder on the right: the output embedding (of the outputs shifted right), plus '
+    'the positional encoding, enters N layers of masked multi-head self-attention, '
+    "multi-head attention over the encoder's output and feed forward, each followed "
+    'by add & norm; a linear layer and a softmax give the output probabilities. '
+    'Each box links to the chapter that builds it.'
+)
+
+
 def figure1(base: str = '') -> Svg:
     """The paper's Figure 1 with a link from each box to the chapter that builds it;
     `base` goes before each link's file name (an address, for use outside the book)."""
-    svg = Svg(660, 690, 'The Transformer, Figure 1 of the paper')
+    svg = Svg(660, 690, 'The Transformer, Figure 1 of the paper', FIGURE1_DESC)
     enc = _stack(svg, 'Encoder', ENC_X, ENCODER, base)
     dec = _stack(svg, 'Decoder', DEC_X, DECODER, base)
     _inputs(svg, ENC_X, 'Input', base)

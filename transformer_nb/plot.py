@@ -314,25 +314,36 @@ class Table:
         self,
         header: list,  # column names
         rows: list,  # one sequence of cells per row
-        fmt: str = '{:.3g}',  # how a float cell is written
+        fmt: str | list = '{:.3g}',  # how a float cell is written (or one per column)
+        na: str = '–',  # what a cell without a value (None) shows
+        row_headers: int = 0,  # how many first columns name their row
     ):
-        cell = lambda v: fmt.format(v) if isinstance(v, float) else str(v)
-        self.header = [str(h) for h in header]
-        self.rows = [[cell(v) for v in r] for r in rows]
-        if any(len(r) != len(self.header) for r in self.rows):
+        if any(len(r) != len(header) for r in rows):
             raise ValueError(f"every row needs {len(header)} cells, one per column")
-        number = lambda v: isinstance(v, (int, float))  # numbers align right, text left
-        self.right = [
-            bool(rows) and all(number(r[k]) for r in rows) for k in range(len(header))
+        fmts = [fmt] * len(header) if isinstance(fmt, str) else list(fmt)
+        cell = lambda k, v: (
+            na if v is None else fmts[k].format(v) if isinstance(v, float) else str(v)
+        )
+        self.header = [str(h) for h in header]
+        self.rows = [[cell(k, v) for k, v in enumerate(r)] for r in rows]
+        self.row_headers = row_headers
+        number = lambda v: isinstance(v, (int, float))
+        self.right = [  # numbers align right, text left; a cell without a value: either
+            any(number(r[k]) for r in rows)
+            and all(number(r[k]) or r[k] is None for r in rows)
+            for k in range(len(header))
         ]
 
-    def __repr__(self) -> str:
-        lines = [self.header, *self.rows]
-        widths = [max(len(l[k]) for l in lines) for k in range(len(self.header))]
-        align = lambda k, c: c.rjust(widths[k]) if self.right[k] else c.ljust(widths[k])
-        return '\n'.join('  '.join(align(k, c) for k, c in enumerate(l)) for l in lines)
-
 # %% ../nbs/99_plot.ipynb #2b605ae6
+@patch
+def __repr__(self: Table) -> str:
+    "The table as aligned text: what a script or a test run prints."
+    lines = [self.header, *self.rows]
+    widths = [max(len(l[k]) for l in lines) for k in range(len(self.header))]
+    align = lambda k, c: c.rjust(widths[k]) if self.right[k] else c.ljust(widths[k])
+    return '\n'.join('  '.join(align(k, c) for k, c in enumerate(l)) for l in lines)
+
+
 @patch
 def _repr_html_(self: Table) -> str:
     "The table as HTML: what a notebook and the book show."
@@ -340,7 +351,44 @@ def _repr_html_(self: Table) -> str:
     cell = lambda tag, k, c: (
         f'<{tag} style="text-align: {side(k)}">{_html.escape(c)}</{tag}>'
     )
-    row = lambda tag, r: ''.join(cell(tag, k, c) for k, c in enumerate(r))
+    name = lambda k, c: (  # a cell that names its row
+        f'<th scope="row" style="text-align: {side(k)}">{_html.escape(c)}</th>'
+    )
+    row = lambda tag, r: ''.join(
+        name(k, c) if tag == 'td' and k < self.row_headers else cell(tag, k, c)
+        for k, c in enumerate(r)
+    )
     head = f'<thead><tr>{row("th", self.header)}</tr></thead>'
     body = ''.join(f'<tr>{row("td", r)}</tr>' for r in self.rows)
     return f'<table>{head}<tbody>{body}</tbody></table>'
+
+# %% ../nbs/99_plot.ipynb #a1275ea2
+def _float_format(values: list) -> str:
+    "The format of a column's floats: as many decimals as they need (at most 6)."
+    floats = [v for v in values if isinstance(v, float) and _math.isfinite(v)]
+    if any(0 < abs(v) < 1e-4 for v in floats):
+        return '{:.3g}'
+    decimals = [len(f'{v:.6f}'.rstrip('0').split('.')[1]) for v in floats]
+    return '{:.%df}' % max(decimals, default=0)
+
+
+@patch(cls_method=True)
+def from_frame(cls: Table, df, na: str = '–') -> Table:
+    "A pandas DataFrame as a `Table`: its named index as row headers, no row numbers."
+    import pandas as pd
+
+    if df.columns.nlevels > 1:
+        raise ValueError('the columns have several levels: give each column one name')
+    rows = df.index.nlevels if any(n is not None for n in df.index.names) else 0
+    if rows:
+        if None in df.index.names:
+            raise ValueError(f'name every level of the index: {list(df.index.names)}')
+        df = df.reset_index()
+    elif list(df.index) != list(range(len(df))):
+        raise ValueError("name the index (df.rename_axis('...')): it names the rows")
+    data = [
+        [None if pd.api.types.is_scalar(v) and pd.isna(v) else v for v in r]
+        for r in df.to_dict('split')['data']
+    ]
+    fmts = [_float_format([r[k] for r in data]) for k in range(df.shape[1])]
+    return cls(list(df.columns), data, fmts, na, rows)
