@@ -41,8 +41,8 @@ def length_normalizer(
     if form == 'gnmt':
         return ((5 + length) / 6) ** alpha
     raise ValueError(
-        f"form must be one of {LP_FORMS} (GenerationConfig picks it: length_penalty for "
-        f"'hf', gnmt_alpha for 'gnmt'), got {form!r}"
+        f"form must be one of {LP_FORMS} (GenerationConfig picks it: "
+        f"length_penalty for 'hf', gnmt_alpha for 'gnmt'), got {form!r}"
     )
 
 # %% ../nbs/14_beam_search.ipynb #a353e2a4
