@@ -78,7 +78,7 @@ def audit(server, page):
     def run(nb: str) -> list:
         if nb not in found:
             page.goto(server + f'{nb}.html', wait_until='load')
-            charts = page.eval_on_selector_all('.tnb-chart > div[id]', 'els => els.map(e => e.id)')
+            charts = page.eval_on_selector_all('.tnb-chart > div[id^="tnb-chart-"]', 'els => els.map(e => e.id)')
             if charts:  # audit the charts as drawn
                 page.wait_for_function('ids => ids.every(id => document.getElementById(id).dataset.rendered)',
                                        arg=charts, timeout=20_000)
