@@ -191,7 +191,7 @@ def test_cli_export_hf(tmp_path, capsys):
 @pytest.mark.parametrize('argv, status, needle', [
     (['--to', 'hf', '--model', 'NOWHERE', 'OUT'], 2, '--model: '),  # a flag given wrong
     (['--to', 'hf', '--quantization', 'int8', 'OUT'], 2, '--to ct2 only'),
-    (['--to', 'onnx', 'OUT'], 2, "invalid choice: 'onnx'"),
+    (['--to', 'tflite', 'OUT'], 2, "invalid choice: 'tflite'"),
     (['OUT'], 2, 'the following arguments are required: --to'),
     (['--to', 'ct2', '--quantization', 'int3', 'OUT'], 2, "invalid choice: 'int3'"),
 ], ids=['bad model dir', 'quantization for hf', 'unknown format', 'no --to',
