@@ -1,6 +1,7 @@
 """The built book checked by axe-core (the accessibility engine of browsers' developer tools): every page of
 `_toc.yml`, served from 127.0.0.1 and opened in headless Chromium with every request to another host blocked, has
-no violation of impact `serious` or `critical` under axe's default rules (WCAG 2 A and AA, and best practices).
+no violation of impact `serious` or `critical` under axe's default rules (WCAG 2 A and AA, and best practices). The
+highlighted text inside code blocks is audited on one page (`WHOLE`), the rest of every page on every page.
 
 The counts of every violation found, all impacts, per rule and per page, go to `_build/a11y.json` and are printed
 (`pytest -s`), so a change to the theme or a chapter shows what it fixed or broke:
@@ -27,11 +28,17 @@ pytestmark = [pytest.mark.skipif(not HTML.exists(), reason='book not built: run 
               pytest.mark.skipif(BROWSER is None, reason='no Chromium: `apt-get install chromium`'),
               pytest.mark.skipif(not AXE.exists(), reason='no axe-core: run `make web`')]
 
+# The text of highlighted code is thousands of coloured spans a page, which take axe about half its time; their colours
+# come from one style sheet, the same on every page, so one page with code of every kind is audited with them, the
+# others without the inside of their code blocks.
+WHOLE = 'nbs/01_attention'
+
 # In the page, once axe.min.js is in it: each violation's rule, impact, help and its nodes' CSS targets, once MathJax
 # has typeset the page (a formula is then its rendering, as a reader gets it, not its TeX).
-AXE_JS = '''async () => {
+AXE_JS = '''async whole => {
   if (window.MathJax && MathJax.startup && MathJax.startup.promise) await MathJax.startup.promise;
-  const r = await axe.run(document, {resultTypes: ['violations']});
+  const context = whole ? document : {exclude: [['div.highlight pre']]};
+  const r = await axe.run(context, {resultTypes: ['violations']});
   return r.violations.map(v => ({rule: v.id, impact: v.impact, help: v.help,
                                  targets: v.nodes.map(n => n.target.join(' '))}));
 }'''
@@ -83,7 +90,7 @@ def audit(server, page):
                 page.wait_for_function('ids => ids.every(id => document.getElementById(id).dataset.rendered)',
                                        arg=charts, timeout=20_000)
             page.add_script_tag(path=str(AXE))
-            found[nb] = page.evaluate(AXE_JS)
+            found[nb] = page.evaluate(AXE_JS, nb == WHOLE)
         return found[nb]
     yield run
     rules = summary(found)
