@@ -218,8 +218,11 @@ def test_the_chart_library_is_pinned_once():
     book vendors: `web/package.json` names them exactly and its lock file installs them."""
     from transformer_nb.charts import VEGA
     web = ROOT / 'web'
-    wanted = json.loads((web / 'package.json').read_text())['dependencies']
+    pinned = json.loads((web / 'package.json').read_text())['dependencies']
     locked = json.loads((web / 'package-lock.json').read_text())['packages']
+    wanted = {name: pinned.get(name) for name in VEGA}  # the translator's libraries besides
     assert wanted == VEGA, f'web/package.json pins {wanted}; transformer_nb.charts.VEGA says {VEGA}'
-    for name, version in VEGA.items():
+    exact = re.compile(r'\d+\.\d+\.\d+$')
+    assert all(exact.match(v) for v in pinned.values()), f'web/package.json pins a range: {pinned}'
+    for name, version in pinned.items():
         assert locked[f'node_modules/{name}']['version'] == version, f'{name}: the lock file installs another version'
