@@ -1,6 +1,7 @@
 """Shared fixtures: the package built as a wheel and installed, with its declared dependencies only,
-into a fresh virtual environment, the way a reader's `pip install` (or Colab's install cell) gets it."""
-import os, subprocess, sys
+into a fresh virtual environment, the way a reader's `pip install` (or Colab's install cell) gets it;
+and the built book served from 127.0.0.1 for the browser tests."""
+import functools, http.server, os, subprocess, sys, threading
 from pathlib import Path
 
 import pytest
@@ -82,3 +83,18 @@ def tiny_model(tmp_path_factory):
                                             tokenizer_file=tok.save(d / 'spm.model'))
         return made[max_len]
     return make
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args): pass
+
+
+@pytest.fixture(scope='session')
+def server():
+    """The built book (`_build/html`) over HTTP from 127.0.0.1, in a thread, for every browser test: its address.
+    The tests that use it block every request to another host."""
+    book = ROOT / '_build' / 'html'
+    srv = http.server.ThreadingHTTPServer(('127.0.0.1', 0), functools.partial(_Quiet, directory=str(book)))
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    yield f'http://127.0.0.1:{srv.server_port}/'
+    srv.shutdown()

@@ -11,7 +11,7 @@ The counts of every violation found, all impacts, per rule and per page, go to `
 Needs `_build/html` (`make html`), Chromium, the `playwright` package (the `dev` extra; it drives the system's
 Chromium) and axe-core, pinned in `web/package.json` and installed by `make web` (`npm ci`).
 """
-import collections, functools, http.server, json, re, shutil, threading
+import collections, json, re, shutil
 from pathlib import Path
 
 import pytest
@@ -42,18 +42,6 @@ AXE_JS = '''async whole => {
   return r.violations.map(v => ({rule: v.id, impact: v.impact, help: v.help,
                                  targets: v.nodes.map(n => n.target.join(' '))}));
 }'''
-
-
-class Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args): pass
-
-
-@pytest.fixture(scope='module')
-def server():
-    srv = http.server.ThreadingHTTPServer(('127.0.0.1', 0), functools.partial(Quiet, directory=str(HTML)))
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    yield f'http://127.0.0.1:{srv.server_port}/'
-    srv.shutdown()
 
 
 @pytest.fixture(scope='module')

@@ -10,7 +10,7 @@ blocked and counted, in headless Chromium driven by Playwright (a real mouse, re
 Needs `_build/html` (`make html`), Chromium (`make test` installs Debian's) and the `playwright` package (the `dev`
 extra): Playwright drives the system's Chromium, it downloads no browser of its own.
 """
-import functools, http.server, json, re, shutil, threading
+import json, re, shutil
 from pathlib import Path
 
 import pytest
@@ -43,18 +43,6 @@ ITEMS_JS = r'''([id, type]) => {
   walk(document.getElementById(id).view.scenegraph().root);
   return out;
 }'''
-
-
-class Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args): pass
-
-
-@pytest.fixture(scope='module')
-def server():
-    srv = http.server.ThreadingHTTPServer(('127.0.0.1', 0), functools.partial(Quiet, directory=str(HTML)))
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    yield f'http://127.0.0.1:{srv.server_port}/'
-    srv.shutdown()
 
 
 @pytest.fixture(scope='module')

@@ -29,13 +29,6 @@ pytestmark = [
 
 
 @pytest.fixture(scope='module')
-def address():
-    srv, address = W.serve()
-    yield address
-    srv.shutdown()
-
-
-@pytest.fixture(scope='module')
 def browser():
     with playwright.sync_playwright() as p:
         b = p.chromium.launch(executable_path=W.BROWSER, args=['--no-sandbox', '--disable-gpu'])
@@ -53,11 +46,11 @@ def cli(verses):
     return W.cli_translations(verses)
 
 
-def test_greedy_in_the_page_is_the_command_line(browser, address, verses, cli):
+def test_greedy_in_the_page_is_the_command_line(browser, server, verses, cli):
     "Float32 graphs, greedy: every verse as the command line translates it; then int8's agreement, printed."
     got = {}
     for precision in ('float32', 'int8'):
-        t = W.Translator(browser, address, precision)
+        t = W.Translator(browser, server, precision)
         got[precision] = [t.translate(v)['text'] for v in verses]
         assert not t.outside, f'requests to other hosts: {t.outside[:3]}'
         assert not t.errors, f'console errors: {t.errors[:3]}'
@@ -68,17 +61,17 @@ def test_greedy_in_the_page_is_the_command_line(browser, address, verses, cli):
     print(f'\nint8 graphs: {same} of {len(verses)} greedy translations equal to the command line\'s')
 
 
-def test_beams_are_the_book_beam_search(browser, address, verses):
+def test_beams_are_the_book_beam_search(browser, server, verses):
     "Float32 graphs, 8 beams: the best hypothesis of 5 verses is the command line's (without its reranking)."
-    t = W.Translator(browser, address, 'float32')
+    t = W.Translator(browser, server, 'float32')
     got = [t.translate(v, beams=8)['text'] for v in verses[:5]]
     t.close()
     assert got == W.cli_translations(verses[:5], beams=8)
 
 
-def test_beams_attention_and_bad_input(browser, address, verses):
+def test_beams_attention_and_bad_input(browser, server, verses):
     "8 beams: candidates best first, the chart drawn and hovered; empty and random input answered in words."
-    t = W.Translator(browser, address, 'int8')
+    t = W.Translator(browser, server, 'int8')
     p = t.page
     r = t.translate(verses[1], beams=8)
     assert r['state'] == 'done' and r['text']
