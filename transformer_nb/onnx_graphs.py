@@ -207,10 +207,7 @@ class OnnxDecoder:
         memory_kv, bias = memory, src_mask  # what OnnxModel.encode returns
         if group > 1:  # one row per beam
             memory_kv, bias = (x.repeat_interleave(group, 0) for x in (memory_kv, bias))
-        self.session, self.cross = (
-            model.step_session,
-            [],
-        )  # cross: per step (B, N, h, S)
+        self.session = model.step_session
         self.memory_kv, self.bias = memory_kv.numpy(), bias.numpy()
         N, h, d_k = (model.onnx_config[k] for k in ('layers', 'heads', 'd_k'))
         self.past = np.zeros((len(self.bias), N, 2, h, 0, d_k), np.float32)
@@ -224,8 +221,8 @@ def step(self: OnnxDecoder, tokens: Tensor) -> Tensor:  # (B,) -> (B, V)
     "Feed one token per row; return the logits for the token after it."
     feed = {'tokens': tokens.cpu().numpy(), 'past': self.past}
     feed.update(memory_kv=self.memory_kv, bias=self.bias)
-    logits, self.past, cross = self.session.run(None, feed)
-    self.cross.append(cross)
+    # the cross-attention weights are the page's to draw: not asked for here
+    logits, self.past = self.session.run(['logits', 'present'], feed)
     return torch.from_numpy(logits)
 
 
@@ -234,7 +231,6 @@ def reorder(self: OnnxDecoder, index: Tensor):  # (B',) long
     "Keep rows `index` (finished sentences dropped, or beams re-ranked)."
     i = index.cpu().numpy()
     self.past, self.memory_kv, self.bias = self.past[i], self.memory_kv[i], self.bias[i]
-    self.cross = [c[i] if len(c) == len(i) else c for c in self.cross]
 
 # %% ../nbs/13b_onnx.ipynb #4dd4641cc4064e0191573fe9c69df29b
 class OnnxModel(nn.Module):
