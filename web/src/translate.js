@@ -97,8 +97,7 @@
     'float32', new Float32Array(0), [B, config.layers, 2, config.heads, 0, config.d_k]);
 
   // Greedy decoding (chapter 13): the best next token, until </s> or the limit.
-  const greedy = async (s, src, limit) => {
-    const {memory, bias} = await encode(s, src);
+  const greedy = async (s, {memory, bias}, limit) => {
     let past = emptyCache(1), token = config.bos_token_id, score = 0;
     const prefix = [token], out = [];
     for (let t = 0; t < limit; t++) {
@@ -121,8 +120,8 @@
   // Beam search (chapter 14): K rows from the start, the best 2K extensions, those that
   // end among the best K join the pool of K finished hypotheses, the best K others go
   // on; done when no running beam can beat the worst of a full pool, or at the limit.
-  const beam = async (s, src, K, limit) => {
-    const enc = await encode(s, src), all = Array(K).fill(0);
+  const beam = async (s, enc, K, limit) => {
+    const all = Array(K).fill(0);
     let memory = rows(enc.memory, all), bias = rows(enc.bias, all), past = emptyCache(K);
     let beams = all.map((_, i) => ({tokens: [], score: i ? NEG : 0}));
     let pool = [];
@@ -158,8 +157,7 @@
 
   // Cross-attention of one translation: its tokens fed one at a time (teacher
   // forcing), each step's weights kept: per layer and head, (pieces, source pieces).
-  const attention = async (s, src, tokens) => {
-    const {memory, bias} = await encode(s, src);
+  const attention = async (s, {memory, bias}, tokens) => {
     let past = emptyCache(1);
     const inputs = [config.bos_token_id, ...tokens.slice(0, -1)], steps = [];
     for (const token of inputs) {
@@ -235,14 +233,15 @@
                  `${src.length}: shorten it.`, 'done');
     say('Translating…', 'busy');
     const start = performance.now(), limit = Math.min(src.length + 50, config.max_len);
-    const hyps = K === 1 ? await greedy(s, src, limit) : await beam(s, src, K, limit);
+    const enc = await encode(s, src);  // once: the search and the chart read it
+    const hyps = K === 1 ? await greedy(s, enc, limit) : await beam(s, enc, K, limit);
     const ms = performance.now() - start;
     const ids = hyps[0].tokens.filter(i => i !== config.eos_token_id);
     hyps.forEach(h => h.text = spp.decodeIds(h.tokens.filter(i => i !== config.eos_token_id)));
     $('translation').textContent = hyps[0].text;
     box.dataset.ms = ms.toFixed(0);
     candidates(hyps);
-    await draw(src, await attention(s, src, hyps[0].tokens));
+    await draw(src, await attention(s, enc, hyps[0].tokens));
     say(`Translated in ${(ms / 1000).toFixed(2)} s (${K === 1 ? 'greedy' : K + ' beams'}, ` +
         `${precision} weights, ${ids.length} pieces).`, 'done');
   };
