@@ -130,18 +130,28 @@ function probe() {
     const row = t.querySelector('tr');
     if (why) out.table.push({where: where(t), why, text: clip((row ? row.textContent : '').replace(/\s+/g, ' ').trim())});
   }
-  const figures = [...col.querySelectorAll('.cell_output img, .cell_output svg[width]')];
+  const figures = [...col.querySelectorAll('.cell_output img, .cell_output svg[width], .cell_output canvas')];
+  // a chart drawn on a canvas: the sizes of the text items of its scene
+  const sceneFonts = c => {
+    const chart = c.closest('[id^="tnb-chart-"]'), sizes = [];
+    const walk = n => { if (n.marktype === 'text') n.items.forEach(t => sizes.push(t.fontSize || 11));
+                        (n.items || []).forEach(walk); };
+    if (chart && chart.view) walk(chart.view.scenegraph().root);
+    return sizes;
+  };
   for (const f of figures) {
     if (f.parentElement.closest('svg, button')) continue;  // icons of buttons (copy)
     // the width the figure asks for: a sharp PNG of twice the pixels asks for half of them
     const asked = f.getAttribute('width') || (f.style.width.endsWith('px') ? f.style.width : '');
-    const natural = f.tagName.toLowerCase() === 'img'
-      ? (parseFloat(asked) || f.naturalWidth) : f.width.baseVal.value;
+    const tag = f.tagName.toLowerCase();
+    const natural = tag === 'img' ? (parseFloat(asked) || f.naturalWidth)
+      : tag === 'canvas' ? (parseFloat(f.style.width) || f.width) : f.width.baseVal.value;
     const shown = f.getBoundingClientRect().width;
-    const fonts = f.tagName.toLowerCase() === 'svg'  // an inline SVG's own text, in its units
-      ? [...f.querySelectorAll('text')].map(t => parseFloat(getComputedStyle(t).fontSize)) : [];
-    out.shown.push({src: f.getAttribute('src') || '', natural, shown,  // every figure, for its text's size
-                    svg_text: fonts.length ? Math.min(...fonts) : null});
+    const fonts = tag === 'svg'  // an inline SVG's own text, in its units
+      ? [...f.querySelectorAll('text')].map(t => parseFloat(getComputedStyle(t).fontSize))
+      : tag === 'canvas' ? sceneFonts(f) : [];
+    out.shown.push({src: f.getAttribute('src') || (tag === 'canvas' ? 'canvas' : ''), natural, shown,
+                    svg_text: fonts.length ? Math.min(...fonts) : null});  // every figure, for its text
     if (natural && shown && shown / natural < MIN_SCALE)
       out.figure.push({where: where(f), why: `shown at ${Math.round(100 * shown / natural)} %% of its width`,
                        text: `${natural} px wide, shown ${Math.round(shown)} px`});
@@ -197,7 +207,8 @@ function probe() {
   for (const f of figures) {
     if (f.parentElement.closest('svg, button')) continue;
     const src = f.getAttribute('src');
-    box(f, 'figure', src ? src.split('/').pop().slice(0, 12) : 'an SVG picture', f);
+    const name = f.tagName.toLowerCase() === 'canvas' ? 'a canvas chart' : 'an SVG picture';
+    box(f, 'figure', src ? src.split('/').pop().slice(0, 12) : name, f);
   }
   const page = document.documentElement.scrollWidth;
   if (page > window.innerWidth + 1)
@@ -382,12 +393,16 @@ def test_phone_column_is_the_one_figures_are_sized_for():
 def figure_text(nb: str, shown: list) -> list:
     """The figures of a page whose smallest text is drawn under `MIN_PHONE_TEXT` px, from the probe's `shown` list at
     one width. A PNG's text size is the one recorded with it in the notebook (that every figure has its record is
-    `tests/test_notebooks.py`'s check); an inline SVG's is read from its text elements."""
+    `tests/test_notebooks.py`'s check); an inline SVG's is read from its text elements, a canvas chart's from the
+    text items of its scene."""
     records, small = recorded_text_sizes(nb), []
     for f in shown:
         if not f['natural']: continue
         scale = min(1.0, f['shown'] / f['natural'])
-        if f['svg_text'] is not None:
+        if f['src'] == 'canvas':  # a chart on a canvas: the text of its scene
+            assert f['svg_text'] is not None, f'{nb}: a canvas chart was not drawn in time to be measured'
+            px, what = f['svg_text'] * scale, 'a canvas chart'
+        elif f['svg_text'] is not None:
             px, what = f['svg_text'] * scale, 'an SVG picture'
         else:
             name = f['src'].rsplit('/', 1)[-1]

@@ -24,23 +24,36 @@ pytestmark = [pytest.mark.skipif(not HTML.exists(), reason='book not built: run 
               pytest.mark.skipif(BROWSER is None, reason='no Chromium: `apt-get install chromium`')]
 ZWSP = '\u200b'
 
-# In the page: every drawn item of one mark type of a chart, with its datum and its box on the screen.
+# In the page: every drawn item of one mark type of a chart, with its datum and its box on the screen. An SVG
+# chart's item has its own element; a canvas chart's item is placed from its bounds, which are relative to the
+# group holding it, plus the groups' offsets, the view's origin and padding, and the canvas's place on the page.
 ITEMS_JS = r'''([id, type]) => {
-  const out = [];
-  const walk = node => {
+  const view = document.getElementById(id).view, out = [];
+  const canvas = view.container().querySelector('canvas');
+  const at = canvas && canvas.getBoundingClientRect(), pad = view.padding();
+  const [ox, oy] = view.origin().map((o, i) => o + (i ? pad.top : pad.left));
+  const walk = (node, dx, dy) => {
     if (!node) return;
     if (node.marktype === type && node.role === 'mark') {
       for (const it of node.items) {
         // a line's points share one SVG path: their datums, without a box
         if (type === 'line') { out.push({datum: it.datum}); continue; }
+        if (canvas) {
+          const b = it.bounds, x = at.left + ox + dx + (b.x1 + b.x2) / 2;
+          out.push({datum: it.datum, x, y: at.top + oy + dy + (b.y1 + b.y2) / 2});
+          continue;
+        }
         if (!it._svg || !it._svg.isConnected) continue;  // leaving the chart
         const b = it._svg.getBoundingClientRect();
         out.push({datum: it.datum, x: b.left + b.width / 2, y: b.top + b.height / 2});
       }
     }
-    (node.items || []).forEach(walk);
+    for (const it of node.items || []) {  // a group's marks are drawn from the group's corner
+      const group = node.marktype === 'group';
+      walk(it, dx + (group ? it.x || 0 : 0), dy + (group ? it.y || 0 : 0));
+    }
   };
-  walk(document.getElementById(id).view.scenegraph().root);
+  walk(view.scenegraph().root, 0, 0);
   return out;
 }'''
 
@@ -113,7 +126,8 @@ def test_page_is_offline_and_quiet(visits, nb):
     assert not v.outside, f'{nb}: {len(v.outside)} requests to other hosts, e.g. {v.outside[:3]}'
     assert not v.errors, f'{nb}: console errors: {v.errors[:3]}'
     for chart in v.charts:
-        assert v.page.locator(f'#{chart} svg').count() == 1, f'{nb}: chart {chart} drew no SVG'
+        drawn = v.page.locator(f'#{chart} svg, #{chart} canvas').count()
+        assert drawn == 1, f'{nb}: chart {chart} drew no SVG or canvas'
 
 
 def stored_charts(nb: str) -> dict:

@@ -52,7 +52,8 @@ _LOADER = '''(() => {
   });
   window.tnbCharts = window.tnbCharts || (window.vegaEmbed ? Promise.resolve()
     : %(libs)s.reduce((p, lib) => p.then(() => load(src(lib))), Promise.resolve()));
-  window.tnbCharts.then(() => vegaEmbed(el, spec, {renderer: 'svg', actions: false}))
+  const options = {renderer: '%(renderer)s', actions: false};
+  window.tnbCharts.then(() => vegaEmbed(el, spec, options))
     .then(r => { el.view = r.view; el.dataset.rendered = 'true'; })
     .catch(e => {
       el.textContent = 'The chart could not be drawn: ' + e.message;
@@ -63,20 +64,24 @@ _LOADER = '''(() => {
 # %% ../nbs/99b_charts.ipynb #867f2a58
 class Chart:
     """A Vega-Lite chart that lives in the page: drawn by the browser in the book, in
-    Jupyter and in Colab, with `alt` the sentence a screen reader reads for it."""
+    Jupyter and in Colab, with `alt` the sentence a screen reader reads for it.
+    `renderer`: 'svg' (an element per mark, each named for screen readers) or
+    'canvas' (one picture: for thousands of marks, which SVG draws slowly)."""
 
-    def __init__(self, spec: dict, alt: str):
+    def __init__(self, spec: dict, alt: str, renderer: str = 'svg'):
         if not alt or not alt.strip():
             raise ValueError(
                 'a chart needs alt text: one sentence saying what it shows'
             )
+        if renderer not in ('svg', 'canvas'):
+            raise ValueError(f"renderer must be 'svg' or 'canvas', not {renderer!r}")
         self.spec = {
             '$schema': 'https://vega.github.io/schema/vega-lite/v6.json',
             **spec,
             'description': alt,
             'config': BOOK_CONFIG,
         }
-        self.alt = alt
+        self.alt, self.renderer = alt, renderer
         text = _json.dumps(self.spec, sort_keys=True, separators=(',', ':'))
         self.id = 'tnb-chart-' + _hashlib.sha1(text.encode()).hexdigest()[:12]
 
@@ -89,7 +94,12 @@ def _repr_html_(self: Chart) -> str:
     "The chart as HTML: a container, the spec as JSON and the script that draws it."
     libs = [[name, v, f'{name}.min.js'] for name, v in VEGA.items()]
     spec = _json.dumps(self.spec, separators=(',', ':')).replace('</', '<\\/')
-    script = _LOADER % {'id': self.id, 'cdn': CDN, 'libs': _json.dumps(libs)}
+    script = _LOADER % {
+        'id': self.id,
+        'cdn': CDN,
+        'libs': _json.dumps(libs),
+        'renderer': self.renderer,
+    }
     alt = _html.escape(self.alt)
     return (
         f'<figure class="tnb-chart">'
@@ -558,7 +568,7 @@ def pe_chart(
     positions: int = 50,  # positions 0 .. positions - 1
     d_models: tuple = (16, 32, 64, 128),  # the reader's choices of d_model
     dim: int = 6,  # the dimension the curve follows at first
-    width: int = 300,  # px: with its axes, fits a phone's column
+    width: int = 280,  # px: with its axes, fits a phone's column (canvas: no shrinking)
     row: int = 5,  # px per position
     alt: str = '',
 ) -> Chart:
@@ -581,7 +591,9 @@ def pe_chart(
         'vconcat': [_pe_heat(width, row, dim), _pe_curve(width)],
         'spacing': 24,
     }
-    return Chart(spec, alt or _PE_ALT)
+    # thousands of cells: a browser draws them on a canvas several times faster than
+    # as so many SVG elements
+    return Chart(spec, alt or _PE_ALT, renderer='canvas')
 
 # %% ../nbs/99b_charts.ipynb #8763a12b2bbd4a93a75aff182afb95dc
 def _bar_rows(labels: list, series: dict, digits: int) -> list:
