@@ -15,7 +15,7 @@ def test_wheel_ships_corpus_and_model_and_installed_package_finds_them(wheel, wh
     # corpus (2.6 MB) + the book's model (14 MB compressed): well under PyPI's 100 MB file limit
     assert wheel.stat().st_size < 24 * 2**20, f'wheel is {wheel.stat().st_size / 2**20:.1f} MiB'
     py = str(wheel_venv / 'python')  # the wheel installed in a fresh environment
-    check = textwrap.dedent(f'''
+    check = textwrap.dedent('''
         import sys, transformer_nb
         from transformer_nb.data import corpus_path, load_bible, BASELINE_BOOKS
         from transformer_nb.model import pretrained_path, Transformer

@@ -8,15 +8,13 @@ with 4 and 8 beams (chapter 18 shows these comparisons in cells flagged `slow`).
 `export` command and its mistakes, and `save_pretrained` -> `load_pretrained` through
 model.safetensors and an older model.pt."""
 import shutil, subprocess, sys, warnings
-from pathlib import Path
 
 import pytest
 
 torch = pytest.importorskip('torch')
 from transformer_nb.cli import main as cli
 from transformer_nb.data import load_bible
-from transformer_nb.model import (LEGACY_WEIGHTS_NAME, WEIGHTS_NAME, Transformer,
-                                  TransformerConfig, load_pretrained, save_pretrained)
+from transformer_nb.model import (LEGACY_WEIGHTS_NAME, WEIGHTS_NAME, load_pretrained, save_pretrained)
 
 N_VERSES, N_NEW = 20, 160  # verses compared (chapter 18 compares 100); max_new_tokens
 BEAM4 = dict(num_beams=4, length_penalty=0.6, early_stopping=False)

@@ -2,7 +2,6 @@
 import json, subprocess, sys
 from pathlib import Path
 
-import pytest
 import torch
 
 from transformer_nb.model import load_pretrained

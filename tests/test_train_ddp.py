@@ -1,10 +1,9 @@
 """Distributed data parallel through torchrun on the CPU (gloo, localhost): two processes with one batch each reach the
 weights of one process that accumulates the same two batches."""
-import os, shutil, subprocess, sys
+import os, subprocess, sys
 from pathlib import Path
 
 import pytest
-import torch
 import torch.distributed as dist
 
 from transformer_nb.data import Tokenizer

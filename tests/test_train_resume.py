@@ -1,5 +1,5 @@
 """Checkpoints of `transformer_nb.train`, through its command (`transformer_nb.train_cli`): Ctrl-C (SIGINT) saves one, and resuming reaches bit-identical weights."""
-import os, signal, subprocess, sys, time
+import signal, subprocess, sys, time
 from pathlib import Path
 
 import pytest
