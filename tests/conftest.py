@@ -1,12 +1,15 @@
 """Shared fixtures: the package built as a wheel and installed, with its declared dependencies only,
 into a fresh virtual environment, the way a reader's `pip install` (or Colab's install cell) gets it;
-and the built book served from 127.0.0.1 for the browser tests."""
-import functools, http.server, os, subprocess, sys, threading
+and, for the browser tests, the built book served from 127.0.0.1, one headless Chromium, and each page
+visited once (`visits`), its requests to other hosts blocked and its console errors recorded."""
+import functools, http.server, json, os, re, shutil, subprocess, sys, threading
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+BROWSER = next((shutil.which(b) for b in ('chromium', 'chromium-browser', 'google-chrome') if shutil.which(b)), None)
+ZWSP = '\u200b'
 SKIP_WHEEL = os.environ.get('TRANSFORMER_NB_SKIP_WHEEL') == '1'
 # The processes the tests start write Python's bytecode caches, even where the environment turns
 # them off (PYTHONDONTWRITEBYTECODE): the fresh venv is installed without them (--no-compile), so
@@ -98,3 +101,103 @@ def server():
     threading.Thread(target=srv.serve_forever, daemon=True).start()
     yield f'http://127.0.0.1:{srv.server_port}/'
     srv.shutdown()
+
+
+# In the page: every drawn item of one mark type of a chart, with its datum and its box on the screen. An SVG
+# chart's item has its own element; a canvas chart's item is placed from its bounds, which are relative to the
+# group holding it, plus the groups' offsets, the view's origin and padding, and the canvas's place on the page.
+ITEMS_JS = r'''([id, type]) => {
+  const view = document.getElementById(id).view, out = [];
+  const canvas = view.container().querySelector('canvas');
+  const at = canvas && canvas.getBoundingClientRect(), pad = view.padding();
+  const [ox, oy] = view.origin().map((o, i) => o + (i ? pad.top : pad.left));
+  const walk = (node, dx, dy) => {
+    if (!node) return;
+    if (node.marktype === type && node.role === 'mark') {
+      for (const it of node.items) {
+        // a line's points share one SVG path: their datums, without a box
+        if (type === 'line') { out.push({datum: it.datum}); continue; }
+        if (canvas) {
+          const b = it.bounds, x = at.left + ox + dx + (b.x1 + b.x2) / 2;
+          out.push({datum: it.datum, x, y: at.top + oy + dy + (b.y1 + b.y2) / 2});
+          continue;
+        }
+        if (!it._svg || !it._svg.isConnected) continue;  // leaving the chart
+        const b = it._svg.getBoundingClientRect();
+        out.push({datum: it.datum, x: b.left + b.width / 2, y: b.top + b.height / 2});
+      }
+    }
+    for (const it of node.items || []) {  // a group's marks are drawn from the group's corner
+      const group = node.marktype === 'group';
+      walk(it, dx + (group ? it.x || 0 : 0), dy + (group ? it.y || 0 : 0));
+    }
+  };
+  walk(view.scenegraph().root, 0, 0);
+  return out;
+}'''
+
+
+@pytest.fixture(scope='session')
+def browser():
+    "Headless Chromium (the system's), driven by Playwright, for every browser test of the session."
+    if BROWSER is None: pytest.skip('no Chromium: `apt-get install chromium`')
+    playwright = pytest.importorskip('playwright.sync_api', reason='pip install playwright (the dev extra)')
+    with playwright.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=BROWSER, args=['--no-sandbox', '--disable-gpu'])
+        yield b
+        b.close()
+
+
+class Visit:
+    "One page opened offline: what it asked of other hosts, what it logged as errors, its charts."
+
+    def __init__(self, browser, server: str, nb: str, width: int = 1280):
+        self.outside, self.errors = [], []
+        self.page = browser.new_page(viewport={'width': width, 'height': 900})
+        self.page.route(re.compile(r'^(?!http://127\.0\.0\.1[:/]).*'), self.block)
+        self.page.on('console', lambda m: m.type == 'error' and self.errors.append(m.text))
+        self.page.on('pageerror', lambda e: self.errors.append(str(e)))
+        self.page.goto(server + f'{nb}.html', wait_until='load')
+        self.charts = self.page.eval_on_selector_all('.tnb-chart > div[id^="tnb-chart-"]', 'els => els.map(e => e.id)')
+        if self.charts:
+            self.page.wait_for_function(
+                "ids => ids.every(id => document.getElementById(id).dataset.rendered)", arg=self.charts,
+                timeout=20_000)
+
+    def block(self, route):
+        self.outside.append(route.request.url)
+        route.abort()
+
+    def items(self, chart: str, mark: str) -> list:
+        "The drawn items of one mark type (rect, line, symbol) of a chart, scrolled into view."
+        self.page.locator(f'#{chart}').scroll_into_view_if_needed()
+        return self.page.evaluate(ITEMS_JS, [chart, mark])
+
+    def spec(self, chart: str) -> dict:
+        return json.loads(self.page.inner_text(f'#{chart}-spec'))
+
+    def tooltip(self, x: float, y: float) -> dict:
+        "Hover (x, y) with the mouse; the tooltip's rows, {title: value}."
+        from playwright.sync_api import TimeoutError as TimeoutError_
+        self.page.mouse.move(x, y, steps=5)  # a path, as a hand moves it, not a jump
+        try: tip = self.page.wait_for_selector('#vg-tooltip-element.visible', timeout=1_000)
+        except TimeoutError_:  # the row's highlight redrew the cell under the pointer: move on it
+            self.page.mouse.move(x + 1, y, steps=2)
+            tip = self.page.wait_for_selector('#vg-tooltip-element.visible', timeout=5_000)
+        keys, values = tip.eval_on_selector_all('td.key', 'e => e.map(x => x.textContent)'), \
+            tip.eval_on_selector_all('td.value', 'e => e.map(x => x.textContent)')
+        return {k.rstrip(':'): v.replace(ZWSP, '') for k, v in zip(keys, values)}
+
+    def close(self): self.page.close()
+
+
+@pytest.fixture(scope='session')
+def visits(browser, server):
+    """A function `notebook -> Visit`: each page of the book opened once for the whole session, so the
+    accessibility audit and the checks of its charts read the same visit."""
+    done = {}
+    def visit(nb):
+        if nb not in done: done[nb] = Visit(browser, server, nb)
+        return done[nb]
+    yield visit
+    for v in done.values(): v.close()

@@ -44,17 +44,6 @@ AXE_JS = '''async whole => {
 }'''
 
 
-@pytest.fixture(scope='module')
-def page():
-    "One browser and one tab for every page: requests to hosts other than 127.0.0.1 are aborted."
-    with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=BROWSER, args=['--no-sandbox', '--disable-gpu'])
-        tab = browser.new_page(viewport={'width': 1280, 'height': 900})
-        tab.route(re.compile(r'^(?!http://127\.0\.0\.1[:/]).*'), lambda route: route.abort())
-        yield tab
-        browser.close()
-
-
 def summary(found: dict) -> dict:
     "{rule: {impact, nodes, pages}} over every audited page, from {page: [violation]}."
     rules = collections.defaultdict(lambda: {'impact': None, 'nodes': 0, 'pages': []})
@@ -67,16 +56,13 @@ def summary(found: dict) -> dict:
 
 
 @pytest.fixture(scope='module')
-def audit(server, page):
-    "A function `page -> its violations`, each page audited once; the counts written to _build/a11y.json."
+def audit(visits):
+    """A function `page -> its violations`, each page audited once, as `visits` opened it (every other host
+    blocked, its charts drawn); the counts written to _build/a11y.json."""
     found = {}
     def run(nb: str) -> list:
         if nb not in found:
-            page.goto(server + f'{nb}.html', wait_until='load')
-            charts = page.eval_on_selector_all('.tnb-chart > div[id^="tnb-chart-"]', 'els => els.map(e => e.id)')
-            if charts:  # audit the charts as drawn
-                page.wait_for_function('ids => ids.every(id => document.getElementById(id).dataset.rendered)',
-                                       arg=charts, timeout=20_000)
+            page = visits(nb).page
             page.add_script_tag(path=str(AXE))
             found[nb] = page.evaluate(AXE_JS, nb == WHOLE)
         return found[nb]
@@ -99,11 +85,13 @@ def test_page_has_no_serious_violation(audit, nb):
         for v in bad)
 
 
-def test_figure1_links_are_reached_by_keyboard_and_named(server, page):
+def test_figure1_links_are_reached_by_keyboard_and_named(browser, server):
     """The index's Figure 1 is a group, not an image (which would hide its content): the Tab key reaches each of its
     links, and each is named by its `<title>`, the chapter it opens."""
     from transformer_nb.diagrams import figure1
     want = figure1().links()
+    page = browser.new_page(viewport={'width': 1280, 'height': 900})  # fresh: no focus moved yet
+    page.route(re.compile(r'^(?!http://127\.0\.0\.1[:/]).*'), lambda route: route.abort())
     page.goto(server + 'nbs/00_index.html', wait_until='load')
     reached = []
     for _ in range(300):  # the sidebar's links come first
@@ -114,6 +102,7 @@ def test_figure1_links_are_reached_by_keyboard_and_named(server, page):
         elif reached: break
     assert reached == want
     tree = page.locator('#tnb-svg-1').aria_snapshot()
+    page.close()
     assert tree.startswith('- group "The Transformer') and tree.count('link "Chapter ') == len(want), tree[:500]
 
 

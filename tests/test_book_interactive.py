@@ -24,101 +24,6 @@ pytestmark = [pytest.mark.skipif(not HTML.exists(), reason='book not built: run 
               pytest.mark.skipif(BROWSER is None, reason='no Chromium: `apt-get install chromium`')]
 ZWSP = '\u200b'
 
-# In the page: every drawn item of one mark type of a chart, with its datum and its box on the screen. An SVG
-# chart's item has its own element; a canvas chart's item is placed from its bounds, which are relative to the
-# group holding it, plus the groups' offsets, the view's origin and padding, and the canvas's place on the page.
-ITEMS_JS = r'''([id, type]) => {
-  const view = document.getElementById(id).view, out = [];
-  const canvas = view.container().querySelector('canvas');
-  const at = canvas && canvas.getBoundingClientRect(), pad = view.padding();
-  const [ox, oy] = view.origin().map((o, i) => o + (i ? pad.top : pad.left));
-  const walk = (node, dx, dy) => {
-    if (!node) return;
-    if (node.marktype === type && node.role === 'mark') {
-      for (const it of node.items) {
-        // a line's points share one SVG path: their datums, without a box
-        if (type === 'line') { out.push({datum: it.datum}); continue; }
-        if (canvas) {
-          const b = it.bounds, x = at.left + ox + dx + (b.x1 + b.x2) / 2;
-          out.push({datum: it.datum, x, y: at.top + oy + dy + (b.y1 + b.y2) / 2});
-          continue;
-        }
-        if (!it._svg || !it._svg.isConnected) continue;  // leaving the chart
-        const b = it._svg.getBoundingClientRect();
-        out.push({datum: it.datum, x: b.left + b.width / 2, y: b.top + b.height / 2});
-      }
-    }
-    for (const it of node.items || []) {  // a group's marks are drawn from the group's corner
-      const group = node.marktype === 'group';
-      walk(it, dx + (group ? it.x || 0 : 0), dy + (group ? it.y || 0 : 0));
-    }
-  };
-  walk(view.scenegraph().root, 0, 0);
-  return out;
-}'''
-
-
-@pytest.fixture(scope='module')
-def browser():
-    with playwright.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=BROWSER, args=['--no-sandbox', '--disable-gpu'])
-        yield b
-        b.close()
-
-
-class Visit:
-    "One page opened offline: what it asked of other hosts, what it logged as errors, its charts."
-
-    def __init__(self, browser, server: str, nb: str, width: int = 1280):
-        self.outside, self.errors = [], []
-        self.page = browser.new_page(viewport={'width': width, 'height': 900})
-        self.page.route(re.compile(r'^(?!http://127\.0\.0\.1[:/]).*'), self.block)
-        self.page.on('console', lambda m: m.type == 'error' and self.errors.append(m.text))
-        self.page.on('pageerror', lambda e: self.errors.append(str(e)))
-        self.page.goto(server + f'{nb}.html', wait_until='load')
-        self.charts = self.page.eval_on_selector_all('.tnb-chart > div[id^="tnb-chart-"]', 'els => els.map(e => e.id)')
-        if self.charts:
-            self.page.wait_for_function(
-                "ids => ids.every(id => document.getElementById(id).dataset.rendered)", arg=self.charts,
-                timeout=20_000)
-
-    def block(self, route):
-        self.outside.append(route.request.url)
-        route.abort()
-
-    def items(self, chart: str, mark: str) -> list:
-        "The drawn items of one mark type (rect, line, symbol) of a chart, scrolled into view."
-        self.page.locator(f'#{chart}').scroll_into_view_if_needed()
-        return self.page.evaluate(ITEMS_JS, [chart, mark])
-
-    def spec(self, chart: str) -> dict:
-        return json.loads(self.page.inner_text(f'#{chart}-spec'))
-
-    def tooltip(self, x: float, y: float) -> dict:
-        "Hover (x, y) with the mouse; the tooltip's rows, {title: value}."
-        self.page.mouse.move(x, y, steps=5)  # a path, as a hand moves it, not a jump
-        try: tip = self.page.wait_for_selector('#vg-tooltip-element.visible', timeout=1_000)
-        except playwright.TimeoutError:  # the row's highlight redrew the cell under the pointer: move on it
-            self.page.mouse.move(x + 1, y, steps=2)
-            tip = self.page.wait_for_selector('#vg-tooltip-element.visible', timeout=5_000)
-        keys, values = tip.eval_on_selector_all('td.key', 'e => e.map(x => x.textContent)'), \
-            tip.eval_on_selector_all('td.value', 'e => e.map(x => x.textContent)')
-        return {k.rstrip(':'): v.replace(ZWSP, '') for k, v in zip(keys, values)}
-
-    def close(self): self.page.close()
-
-
-@pytest.fixture(scope='module')
-def visits(browser, server):
-    "Each page visited once for the whole module."
-    done = {}
-    def visit(nb):
-        if nb not in done: done[nb] = Visit(browser, server, nb)
-        return done[nb]
-    yield visit
-    for v in done.values(): v.close()
-
-
 @pytest.mark.parametrize('nb', TOC_FILES)
 def test_page_is_offline_and_quiet(visits, nb):
     "No request leaves 127.0.0.1, the console logs no error, every chart is drawn."
@@ -151,7 +56,7 @@ def spec_cells(spec: dict, choice: tuple) -> dict:
             for i in range(p['nk'] * p['nq'])}
 
 
-def check_hover(v: Visit, chart: str, choice: tuple, n: int = 3) -> list:
+def check_hover(v, chart: str, choice: tuple, n: int = 3) -> list:
     """Hover the `n` heaviest drawn cells; each tooltip must name the cell's query, key and weight as stored in
     the specification. Returns [(row, column, weight shown)] of the hovered cells."""
     want = spec_cells(v.spec(chart), choice)
@@ -169,7 +74,7 @@ def check_hover(v: Visit, chart: str, choice: tuple, n: int = 3) -> list:
     return tips
 
 
-def choose(v: Visit, chart: str, value: str):
+def choose(v, chart: str, value: str):
     "Click the radio button of `value` in a chart's inputs."
     v.page.locator(f'#{chart} input[type=radio][value="{value}"]').first.check()
     v.page.evaluate('id => document.getElementById(id).view.runAsync().then(() => null)', chart)
@@ -269,7 +174,7 @@ def num(text: str) -> float:
     return float(text.replace(',', '').replace('\u2212', '-'))
 
 
-def chart_with(v: Visit, nb: str, text: str) -> str:
+def chart_with(v, nb: str, text: str) -> str:
     "The first chart of a notebook whose specification contains `text`."
     return next(c for c, spec in stored_charts(nb).items() if text in json.dumps(spec))
 

@@ -2,7 +2,8 @@
 every other host blocked, headless Chromium typing verses into #source and pressing #translate.
 
 * Greedy decoding with the float32 graphs gives, for each of 20 test verses, exactly what
-  `transformer-nb translate --num-beams 1 --no-split` prints; the int8 copy's agreement is printed.
+  `transformer-nb translate --num-beams 1 --no-split` prints, and 8 beams its best hypothesis (without its
+  reranking); the int8 copy's agreement is measured by `benchmarks/web_translate.py`, not asserted.
 * The cross-attention chart of the translation is drawn and answers a hover; the beams' candidates are listed,
   best first; bad input (nothing typed, random characters) gets a message, never an error.
 * Nothing is requested from another host and nothing is logged as an error.
@@ -29,14 +30,6 @@ pytestmark = [
 
 
 @pytest.fixture(scope='module')
-def browser():
-    with playwright.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=W.BROWSER, args=['--no-sandbox', '--disable-gpu'])
-        yield b
-        b.close()
-
-
-@pytest.fixture(scope='module')
 def verses():
     return W.test_verses()
 
@@ -46,27 +39,28 @@ def cli(verses):
     return W.cli_translations(verses)
 
 
-def test_greedy_in_the_page_is_the_command_line(browser, server, verses, cli):
-    "Float32 graphs, greedy: every verse as the command line translates it; then int8's agreement, printed."
-    got = {}
-    for precision in ('float32', 'int8'):
-        t = W.Translator(browser, server, precision)
-        got[precision] = [t.translate(v)['text'] for v in verses]
-        assert not t.outside, f'requests to other hosts: {t.outside[:3]}'
-        assert not t.errors, f'console errors: {t.errors[:3]}'
-        t.close()
-    wrong = [(v, g, w) for v, g, w in zip(verses, got['float32'], cli) if g != w]
-    assert not wrong, f'{len(wrong)} of {len(verses)} differ, e.g. {wrong[0]}'
-    same = sum(g == w for g, w in zip(got['int8'], cli))
-    print(f'\nint8 graphs: {same} of {len(verses)} greedy translations equal to the command line\'s')
-
-
-def test_beams_are_the_book_beam_search(browser, server, verses):
-    "Float32 graphs, 8 beams: the best hypothesis of 5 verses is the command line's (without its reranking)."
+@pytest.fixture(scope='module')
+def float32(browser, server):
+    "The page with the float32 graphs loaded, for the tests that compare it with the command line."
     t = W.Translator(browser, server, 'float32')
-    got = [t.translate(v, beams=8)['text'] for v in verses[:5]]
+    yield t
+    assert not t.outside, f'requests to other hosts: {t.outside[:3]}'
+    assert not t.errors, f'console errors: {t.errors[:3]}'
     t.close()
-    assert got == W.cli_translations(verses[:5], beams=8)
+
+
+def test_greedy_in_the_page_is_the_command_line(float32, verses, cli):
+    "Float32 graphs, greedy: every verse as the command line translates it."
+    got = [float32.translate(v)['text'] for v in verses]
+    wrong = [(v, g, w) for v, g, w in zip(verses, got, cli) if g != w]
+    assert not wrong, f'{len(wrong)} of {len(verses)} differ, e.g. {wrong[0]}'
+    assert not float32.outside and not float32.errors
+
+
+def test_beams_are_the_book_beam_search(float32, verses):
+    "Float32 graphs, 8 beams: the best hypothesis of 3 verses is the command line's (without its reranking)."
+    got = [float32.translate(v, beams=8)['text'] for v in verses[:3]]
+    assert got == W.cli_translations(verses[:3], beams=8)
 
 
 def test_beams_attention_and_bad_input(browser, server, verses):
