@@ -277,3 +277,24 @@ def test_ct2_export_leaves_the_model_alone(book, tmp_path):
     export_ct2(book.model, book.tok, tmp_path / 'q8', quantization='int8')
     after = book.model.state_dict()
     assert all(torch.equal(before[k], after[k]) for k in before)
+
+
+def readme_hf_flags() -> list:
+    "The flags with which, the README says, `transformer-nb translate` gives the Hugging Face export's translations."
+    import re, shlex
+    from pathlib import Path
+    text = (Path(__file__).resolve().parents[1] / 'README.md').read_text(encoding='utf-8')
+    m = re.search(r'export translates as `transformer-nb translate ([^`]+)` does', text)
+    assert m, "the README no longer says which flags give the Hugging Face export's translations"
+    return shlex.split(m.group(1))
+
+
+def test_readme_flags_give_the_hf_exports_translations(hf_dir, verses):
+    "The README's recipe: the command with those flags prints what the export's `generate()` gives, verse by verse."
+    transformers = extra('transformers')
+    tok = transformers.AutoTokenizer.from_pretrained(hf_dir)
+    theirs = [tok.decode(ids, skip_special_tokens=True).strip() for ids in hf_ids(hf_dir, verses[:10])]
+    r = subprocess.run([sys.executable, '-m', 'transformer_nb.translate_cli', *readme_hf_flags()],
+                       input='\n'.join(verses[:10]) + '\n', capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.splitlines() == theirs
