@@ -1,6 +1,7 @@
 """The README's first commands work as written, in a fresh folder: the shipped model translates and is scored, and
-a model of one's own is trained, exported, scored and used. Each command's time is printed (`pytest -s`), not
-asserted: the README says they take under a minute in all on two CPU cores."""
+a model of one's own is trained, exported, scored and used; its training runs again in the same folder. Each
+command's time is printed (`pytest -s`), not asserted: the README says they take under a minute in all on two CPU
+cores."""
 import re, shlex, subprocess, sys, time
 from pathlib import Path
 
@@ -32,3 +33,6 @@ def test_the_first_commands_run_as_written(tmp_path):
     assert (tmp_path / 'runs/tiny/model/config.json').is_file() and 'saved runs/tiny/model' in outputs[2]
     assert '"checkpoint": "runs/tiny/model"' in outputs[3]
     assert len(outputs[4].splitlines()) == 1  # one line out for one sentence in
+    # run again in the same folder, as a reader does: the training replaces the tiny model
+    r = subprocess.run([str(cli), *commands[2][1:]], cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0 and 'saved runs/tiny/model' in r.stdout, r.stderr[-2000:]
