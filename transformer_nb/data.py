@@ -234,7 +234,9 @@ def bible_splits(path=None) -> dict:
 # %% ../nbs/09_data.ipynb #28f47656
 def load_bible(
     split: str | None = None,  # 'train', 'valid', 'test', or None for the whole corpus
-    src_lang: str = 'en',  # source language: 'en' (English → Spanish) or 'es' (reverse)
+    # source language: 'es' (Spanish → English, the book's direction and its model's)
+    # or 'en' (English → Spanish)
+    src_lang: str = 'es',
     books: Sequence[str] | None = None,  # keep only these books, e.g. BASELINE_BOOKS
     path=None,  # default: the shipped corpus
 ) -> Pairs:
