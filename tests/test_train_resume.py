@@ -115,3 +115,19 @@ def test_a_checkpoint_of_the_fused_layout(tmp_path, tokenizer):
                '--max-steps', '4'])
     assert bad.returncode != 0 and 'transformer-nb 0.6' in bad.stderr, bad.stderr[-2000:]
     assert 'Traceback' not in bad.stderr
+
+
+def test_the_command_reads_a_resumed_checkpoint_once(tmp_path, tokenizer, monkeypatch):
+    "`train --resume` reads checkpoint.pt once: for the run's settings and for the trainer's state alike."
+    from transformer_nb import checkpoint, train, train_cli
+    ok = run(cli(tmp_path / 'r', tokenizer, '--max-steps', '2', '--average-last', '1'))
+    assert ok.returncode == 0, ok.stderr[-2000:]
+    reads = []
+    def counted(path, *args, **kw):
+        reads.append(Path(path).name)
+        return checkpoint.load_checkpoint(path, *args, **kw)
+    for module in (train, train_cli):  # each module's own name for it
+        monkeypatch.setattr(module, 'load_checkpoint', counted)
+    assert train_cli.main(['--resume', '--out-dir', str(tmp_path / 'r'), '--max-steps', '3', '--threads', '1']) == 0
+    assert reads == ['checkpoint.pt']
+    assert load_checkpoint(tmp_path / 'r' / 'checkpoint.pt')['step'] == 3

@@ -92,7 +92,10 @@ RESUME_FIXED = (
 class Trainer:
     "A run as a `TrainConfig` describes it: `fit()` trains, validates, saves, averages."
 
-    def __init__(self, cfg: TrainConfig, resume: bool = False, overwrite: bool = False):
+    # resume: True reads the run's checkpoint; a dict is that checkpoint, read already
+    def __init__(
+        self, cfg: TrainConfig, resume: bool | dict = False, overwrite: bool = False
+    ):
         self.cfg, self.out = cfg, Path(cfg.out_dir)
         self._setup_process()
         ckpt = self._open_run(resume, overwrite)  # the checkpoint to continue, or None
@@ -171,7 +174,7 @@ def check_train_checkpoint(ckpt: dict, path) -> dict:
 @patch
 def _open_run(self: Trainer, resume: bool, overwrite: bool) -> dict | None:
     "Check the run folder and the input files; the checkpoint to resume from, or None."
-    ckpt = self._resume_checkpoint() if resume else None
+    ckpt = self._resume_checkpoint(resume) if resume else None
     if not resume and (self.out / CHECKPOINT_NAME).exists():
         self._clear_run(overwrite)
     for what, f in (('corpus', self.cfg.corpus), ('tokenizer', self.cfg.tokenizer)):
@@ -183,12 +186,14 @@ def _open_run(self: Trainer, resume: bool, overwrite: bool) -> dict | None:
 
 
 @patch
-def _resume_checkpoint(self: Trainer) -> dict:
-    "The run's checkpoint, if it was written with the settings that must not change."
+def _resume_checkpoint(self: Trainer, ckpt: bool | dict = True) -> dict:
+    """The run's checkpoint (read here unless given), if it was written with the
+    settings that must not change."""
     path = self.out / CHECKPOINT_NAME
-    if not path.exists():
-        raise FileNotFoundError(f"cannot resume: no checkpoint at {path}")
-    ckpt = check_train_checkpoint(load_checkpoint(path), path)
+    if not isinstance(ckpt, dict):
+        if not path.exists():
+            raise FileNotFoundError(f"cannot resume: no checkpoint at {path}")
+        ckpt = check_train_checkpoint(load_checkpoint(path), path)
     changed = changed_settings(ckpt['train_config'], self.cfg.to_dict(), RESUME_FIXED)
     if changed:
         raise ValueError(f"cannot resume {path} with a different set-up: {changed}")

@@ -192,8 +192,25 @@ def build_parser():
     return p
 
 # %% ../nbs/96_train_cli.ipynb #ceab5e55
-def _settings(args) -> dict:
-    "The run's settings: the preset's (resuming: the checkpoint's), the flags on top."
+def _resumed(args) -> dict | None:
+    """With --resume, the run's checkpoint, read and checked once: the run's settings
+    come from it, and the trainer continues from it."""
+    if not args.resume:
+        return None
+    preset = TRAIN_PRESETS[args.preset] if args.preset else {}
+    out = Path(args.out_dir or preset.get('out_dir', TrainConfig.out_dir))
+    path = out / CHECKPOINT_NAME
+    if not path.exists():
+        raise UsageError(
+            f"--resume: no {CHECKPOINT_NAME} in {out}; give the run's "
+            "--out-dir, or start a new run there without --resume"
+        )
+    return check_train_checkpoint(load_checkpoint(path), path)
+
+
+def _settings(args, ckpt: dict | None = None) -> dict:
+    """The run's settings: the preset's (resuming: those of the checkpoint `ckpt`, read
+    here if not given), the flags on top."""
     given = {
         f.name: getattr(args, f.name)
         for f in fields(TrainConfig)
@@ -201,14 +218,7 @@ def _settings(args) -> dict:
     }
     base = dict(TRAIN_PRESETS[args.preset]) if args.preset else {}
     if args.resume:  # the run's own settings, the flags given now on top
-        out = Path(given.get('out_dir', base.get('out_dir', TrainConfig.out_dir)))
-        path = out / CHECKPOINT_NAME
-        if not path.exists():
-            raise UsageError(
-                f"--resume: no {CHECKPOINT_NAME} in {out}; give the run's "
-                "--out-dir, or start a new run there without --resume"
-            )
-        base = check_train_checkpoint(load_checkpoint(path), path)['train_config']
+        base = (ckpt or _resumed(args))['train_config']
     return {**base, **given}
 
 # %% ../nbs/96_train_cli.ipynb #79669ae7
@@ -307,10 +317,11 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     if args.average:
         return _average(args, p)
-    cfg = config_from_flags(_settings(args))
+    ckpt = _resumed(args)  # read once: the run's settings, then the trainer's state
+    cfg = config_from_flags(_settings(args, ckpt))
     _check_outputs(cfg, args)
     try:
-        trainer = Trainer(cfg, resume=args.resume, overwrite=args.overwrite)
+        trainer = Trainer(cfg, resume=ckpt or False, overwrite=args.overwrite)
     except FileExistsError as e:
         raise UsageError(str(e)) from None
     if trainer.is_main:  # which arithmetic, and why: a preset's speed depends on it
