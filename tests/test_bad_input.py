@@ -199,7 +199,8 @@ def test_one_status_for_one_mistake(command, tmp_path, capsys):
 def test_export_missing_model_is_a_flag_given_wrong(tmp_path, capsys):
     "A model folder that does not exist, through export as through translate and evaluate: status 2, the flag named."
     nowhere = str(tmp_path / 'nowhere')
-    expect(capsys, 2, ['--model', 'not a directory'], 'export', '--to', 'ct2', '--model', nowhere, str(tmp_path / 'out'))
+    expect(capsys, 2, ['--checkpoint', 'not a directory'], 'export', '--to', 'ct2', '--checkpoint', nowhere,
+           str(tmp_path / 'out'))
 
 
 def test_translate_training_run_folder(tmp_path, capsys, model_dir):

@@ -187,7 +187,7 @@ def test_cli_export_hf(tmp_path, capsys):
 
 
 @pytest.mark.parametrize('argv, status, needle', [
-    (['--to', 'hf', '--model', 'NOWHERE', 'OUT'], 2, '--model: '),  # a flag given wrong
+    (['--to', 'hf', '--model', 'NOWHERE', 'OUT'], 2, '--checkpoint: '),  # the flag's older name, given wrong
     (['--to', 'hf', '--quantization', 'int8', 'OUT'], 2, '--to ct2 only'),
     (['--to', 'tflite', 'OUT'], 2, "invalid choice: 'tflite'"),
     (['OUT'], 2, 'the following arguments are required: --to'),

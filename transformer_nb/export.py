@@ -247,7 +247,7 @@ def export_pretrained(
 
 # %% ../nbs/18_production.ipynb #3cc60842
 def _add_what_args(p: argparse.ArgumentParser):
-    "What to export, to which format, and where: DIR, --to, --model."
+    "What to export, to which format, and where: DIR, --to, --checkpoint."
     p.add_argument('out_dir', metavar='DIR', help='directory to write (new or empty)')
     p.add_argument(
         '--to',
@@ -257,11 +257,13 @@ def _add_what_args(p: argparse.ArgumentParser):
         'the encoder and one decoding step, float32 and int8 (the browser chapter)',
     )
     p.add_argument(
-        '--model',
-        metavar='MODEL',
+        '--checkpoint',
+        '--model',  # its first name, still read
+        dest='checkpoint',
+        metavar='DIR',
         default='book',
         help="model directory written by save_pretrained, or 'book', the "
-        "model that ships with the package (default: book)",
+        "model that ships with the package (default: book); as in translate, evaluate",
     )
 
 # %% ../nbs/18_production.ipynb #d45e3f91
@@ -296,17 +298,21 @@ def main(argv: list | None = None) -> int:  # the exit status
     if args.quantization and args.to != 'ct2':
         raise UsageError("--quantization applies to --to ct2 only")
     try:
-        check_model_dir(args.model, ())  # the folder, or a shipped model's name
+        check_model_dir(args.checkpoint, ())  # the folder, or a shipped model's name
     except FileNotFoundError as e:
-        raise UsageError(f"--model: {e}") from None
+        raise UsageError(f"--checkpoint: {e}") from None
     try:
         out = export_pretrained(
-            args.model, args.out_dir, args.to, args.quantization, overwrite=args.force
+            args.checkpoint,
+            args.out_dir,
+            args.to,
+            args.quantization,
+            overwrite=args.force,
         )
     except FileExistsError as e:
         raise UsageError(str(e)) from None
     except (FileNotFoundError, ValueError) as e:  # a missing or broken model
-        raise type(e)(f"cannot export the model {args.model}: {e}") from None
+        raise type(e)(f"cannot export the model {args.checkpoint}: {e}") from None
     print(out)
     return 0
 
