@@ -47,6 +47,16 @@ def test_tsv_two_settings(saved, tmp_path):
     assert len((tmp_path / 'hyp.txt').read_text(encoding='utf-8').splitlines()) == 4
 
 
+def test_optimize_int8_is_the_int8_flag(saved):
+    "--optimize int8 and --int8 evaluate the same int8 copy: the same scores."
+    base = ['--checkpoint', str(saved / 'model'), '--tsv', str(saved / 'pairs.tsv'), '--beams', '1', '--limit', '4',
+            '--max-new-tokens', '6']
+    scores = [json.loads(run_main(base + flags)[1].strip().splitlines()[-1])['results']
+              for flags in (['--optimize', 'int8'], ['--int8'])]
+    for r in (*scores[0], *scores[1]): del r['seconds']
+    assert scores[0] == scores[1]
+
+
 def test_split_reaches_the_translator(saved, tmp_path):
     "--split scores the translator's sentence-by-sentence translations; without it, whole lines (the book's protocol)."
     from transformer_nb.translate import Translator
@@ -75,6 +85,7 @@ def test_bible_split_baseline_books(saved):
     (['--tsv', 'PAIRS', '--src-col', '1', '--tgt-col', '1'], 'two different columns'),
     (['--bible-split', 'test', '--books', 'Narnia'], 'unknown book'),
     (['--tsv', 'PAIRS', '--beams', '0'], 'argument --beams: must be >= 1'),
+    (['--tsv', 'PAIRS', '--int8', '--optimize', 'none'], 'not allowed with argument --int8'),
 ])
 def test_bad_arguments_exit_with_a_message(saved, tmp_path, argv, message):
     ckpt = tmp_path if message == 'no config.json' else saved / 'model'

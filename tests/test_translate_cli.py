@@ -56,20 +56,25 @@ def test_int8(model_dir):
     assert r.returncode == 0, r.stderr
     assert r.stdout.splitlines() == expected(model_dir, SENTENCES, max_new_tokens=8,
                                              optimize='int8')
+    same = run('--checkpoint', str(model_dir), '--optimize', 'int8', '--max-new-tokens', '8', *SENTENCES)
+    assert same.stdout == r.stdout  # --int8 is another spelling of --optimize int8
     r = run('--checkpoint', str(model_dir), '--int8', '--device', 'cuda', 'x')
-    if 'not available' not in r.stderr:  # where CUDA exists: --int8 asks for the CPU
-        assert r.returncode == 2 and '--int8' in r.stderr and len(r.stderr.splitlines()) == 1
+    if 'not available' not in r.stderr:  # where CUDA exists: int8 asks for the CPU
+        assert r.returncode == 2 and '--optimize int8' in r.stderr and len(r.stderr.splitlines()) == 1
 
 
 def test_compile_errors(model_dir, monkeypatch):
-    """--compile with --int8, or where torch.compile cannot build C++: one line that names
-    --compile, exit status 2 (tests/test_compiled.py compiles for real)."""
-    r = run('--checkpoint', str(model_dir), '--compile', '--int8', 'x')
-    assert r.returncode == 2 and '--compile' in r.stderr and len(r.stderr.splitlines()) == 1
+    """--compile with --int8 (two deployments), or where torch.compile cannot build C++: one
+    line that names the flags, exit status 2 (tests/test_compiled.py compiles for real)."""
+    for both in (['--compile', '--int8'], ['--optimize', 'packed', '--int8']):
+        r = run('--checkpoint', str(model_dir), *both, 'x')
+        assert r.returncode == 2 and 'not allowed with' in r.stderr and len(r.stderr.splitlines()) == 1
+    r = run('--checkpoint', str(model_dir), '--optimize', 'fast', 'x')
+    assert r.returncode == 2 and "invalid choice: 'fast'" in r.stderr, r.stderr
     monkeypatch.setenv('CXX', '/nonexistent/c++')
     r = run('--checkpoint', str(model_dir), '--compile', 'x')
     assert r.returncode == 2, r.stderr
-    assert 'error: --compile: torch.compile cannot build' in r.stderr, r.stderr
+    assert 'error: --optimize compiled: torch.compile cannot build' in r.stderr, r.stderr
     assert len(r.stderr.splitlines()) == 1
 
 

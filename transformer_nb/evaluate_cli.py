@@ -24,6 +24,7 @@ from transformer_nb.generation_config import (
     check_flags,
     from_args,
 )
+from .deploy import CompileUnavailable, add_deploy_arguments, deployment
 from .deploy import optimize_for
 from .utils import ArgumentParser, float_in, in_ipython, int_in, run_main
 
@@ -173,11 +174,7 @@ def _add_run_arguments(p: ArgumentParser):
         metavar='N',
         help='output length limit (default: source length + 50)',
     )
-    p.add_argument(
-        '--int8',
-        action='store_true',
-        help='decode with int8 weights (optimize_for, CPU)',
-    )
+    add_deploy_arguments(p)  # --optimize (chapter 13a), and --int8, --compile
     p.add_argument(
         '--hypotheses',
         metavar='FILE',
@@ -230,10 +227,14 @@ def _pairs(p: ArgumentParser, a, src_lang: str) -> tuple:
 
 # %% ../nbs/97_evaluate_cli.ipynb #7e7353cd
 def _model(p: ArgumentParser, a, ckpt: Path) -> tuple:
-    """The model (prepacked where it applies, int8 with --int8) and its tokenizer,
-    checked to share one vocabulary, and the decoding config of the flags."""
+    """The model deployed as --optimize asks (by default prepacked where it applies)
+    and its tokenizer, checked to share one vocabulary, and the flags' decoding
+    config."""
     model, tok = Transformer.from_pretrained(ckpt), Tokenizer.load(ckpt)
-    model = optimize_for(model, 'int8' if a.int8 else 'auto')  # a copy to decode with
+    try:
+        model = optimize_for(model, deployment(a))  # a copy to decode with
+    except CompileUnavailable as e:  # the machine, not the flags or the files
+        p.error(f"--optimize compiled: {e.reason}; choose another --optimize")
     try:
         check_tokenizer(model, tok)  # the rule the translator and the exports apply
     except ValueError as e:

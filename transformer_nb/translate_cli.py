@@ -7,7 +7,7 @@ __all__ = ['build_parser', 'main']
 
 # %% ../nbs/97a_translate_cli.ipynb #e4146754
 import argparse, os, sys, warnings
-from .deploy import CompileUnavailable
+from .deploy import CompileUnavailable, add_deploy_arguments, deployment
 from .generation_config import add_arguments, check_flags, from_args
 from .model import check_model_dir
 from .translate import Translator
@@ -67,24 +67,14 @@ def _add_text_arguments(p: argparse.ArgumentParser):
 
 # %% ../nbs/97a_translate_cli.ipynb #4f1c515b
 def _add_run_arguments(p: argparse.ArgumentParser):
-    "How to run: batch size, int8 weights or a compiled step, device."
+    "How to run: batch size, the deployment (--optimize, chapter 13a), device."
     p.add_argument(
         '--batch-size',
         type=int_in(1),
         default=32,
         help='sentences decoded together (default: 32)',
     )
-    p.add_argument(
-        '--int8',
-        action='store_true',
-        help='decode with int8 weights (faster on a CPU; see optimize_for)',
-    )
-    p.add_argument(
-        '--compile',
-        action='store_true',
-        help='decode with a step compiled by torch.compile (CPU; compiles once, in '
-        'tens of seconds; see compile_for_cpu)',
-    )
+    add_deploy_arguments(p)  # --optimize, and --int8, --compile
     p.add_argument(
         '--device',
         default='cpu',
@@ -133,13 +123,12 @@ def _check_args(args: argparse.Namespace):
         resolve_device(args.device)
     except ValueError as e:
         raise UsageError(f"--device: {e}") from None
-    if args.int8 and args.compile:
-        raise UsageError("--int8 and --compile are two deployments: pass one of them")
-    for flag in ('int8', 'compile'):
-        if getattr(args, flag) and resolve_device(args.device).type != 'cpu':
-            raise UsageError(
-                f"--{flag} decodes on the CPU: drop --{flag} or pass --device cpu"
-            )
+    how = deployment(args)
+    if how not in (None, 'auto') and resolve_device(args.device).type != 'cpu':
+        raise UsageError(
+            f"--optimize {how} decodes on the CPU: choose --optimize auto or none, "
+            "or pass --device cpu"
+        )
 
 # %% ../nbs/97a_translate_cli.ipynb #917e0707
 def _load(args: argparse.Namespace) -> Translator:
@@ -150,13 +139,15 @@ def _load(args: argparse.Namespace) -> Translator:
             device=args.device,
             batch_size=args.batch_size,
             generation_config=from_args(args),
-            optimize='int8' if args.int8 else 'compiled' if args.compile else 'auto',
+            optimize=deployment(args),
             split=not args.no_split,
             truecase=not args.no_truecase,
             spell_digits=not args.keep_digits,
         )
     except CompileUnavailable as e:  # the machine, not the flags or the files
-        raise UsageError(f"--compile: {e.reason}; drop --compile") from None
+        raise UsageError(
+            f"--optimize compiled: {e.reason}; choose another --optimize"
+        ) from None
     except (OSError, ValueError) as e:  # missing or broken files, a foreign tokenizer
         raise type(e)(f"cannot load the model from {args.checkpoint}: {e}") from None
 
