@@ -9,10 +9,10 @@ __all__ = ['shift_right', 'DecoderLayer', 'DecoderCache', 'Decoder', 'copy_decod
 import torch
 from torch import nn, Tensor
 from fastcore.basics import patch
-from .multihead import MultiHeadAttention, KVCache, copy_to_torch
-from .feedforward import PositionwiseFeedForward
+from .multihead import KVCache, copy_to_torch
 from .encoder import Embeddings, LayerStack, TransformerConfig
-from .encoder import check_config, residual
+from .encoder import attention_module, check_config, feed_forward_module
+from .encoder import residual
 
 # %% ../nbs/07_decoder.ipynb #3dce21fa
 def shift_right(labels: Tensor, bos_token_id: int) -> Tensor:  # (B, T) -> (B, T)
@@ -28,14 +28,15 @@ def shift_right(labels: Tensor, bos_token_id: int) -> Tensor:  # (B, T) -> (B, T
 class DecoderLayer(nn.Module):
     "Causal self-attention, cross-attention to the memory, feed-forward; each residual."
 
-    def __init__(self, config: TransformerConfig):
+    def __init__(
+        self, config: TransformerConfig, self_attn=None, cross_attn=None, ff=None
+    ):
         super().__init__()
         c = check_config(config, 'DecoderLayer')
-        self.self_attn = MultiHeadAttention(c.d_model, c.n_heads, c.attention_dropout)
-        self.cross_attn = MultiHeadAttention(c.d_model, c.n_heads, c.attention_dropout)
-        self.ff = PositionwiseFeedForward(
-            c.d_model, c.d_ff, c.activation_dropout, activation=c.activation
-        )
+        # the modules given, else those the config names (chapter 6's registries)
+        self.self_attn = self_attn or attention_module(c)
+        self.cross_attn = cross_attn or attention_module(c)
+        self.ff = ff or feed_forward_module(c)
         self.sublayer1, self.sublayer2, self.sublayer3 = (residual(c) for _ in range(3))
 
 # %% ../nbs/07_decoder.ipynb #a0fd9736

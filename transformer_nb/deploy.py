@@ -14,6 +14,7 @@ import torch.nn.functional as F
 from torch import nn, Tensor
 from fastcore.basics import patch
 from .multihead import MultiHeadAttention, fixed_key_mask
+from .model import set_attn_implementation
 
 # %% ../nbs/13a_deploy.ipynb #850ae2ae
 def swap_linears(model: nn.Module, make) -> int:
@@ -145,10 +146,8 @@ def quantize_int8(
     attention in plain products (chapter 1), so that no row depends on its batch."""
     m = unpack_linears(copy.deepcopy(model)).float().cpu().eval()  # packed: plain again
     swap_linears(m, RowInt8)
-    for layer in m.modules():  # the fused kernel's last bits follow the padding
-        if isinstance(layer, MultiHeadAttention):
-            layer.attn_implementation = 'plain'
-    return m
+    # the fused kernel's last bits follow the padding
+    return set_attn_implementation(m, 'plain')
 
 # %% ../nbs/13a_deploy.ipynb #ff0f8be3
 def _query(a: MultiHeadAttention, y: Tensor) -> Tensor:

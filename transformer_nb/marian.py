@@ -98,6 +98,11 @@ def marian_copy(
             "the Marian copy needs a post-norm model with sinusoidal "
             "positions and three-way tied embeddings"
         )
+    if (c.attention, c.feed_forward) != ('multihead', 'positionwise'):
+        raise ValueError(
+            f"Marian has the paper's layers only: attention={c.attention!r} and "
+            f"feed_forward={c.feed_forward!r} are variants it cannot hold"
+        )
     hf = MarianMTModel(_marian_config(c)).eval()
     D = c.d_model
     # Our sinusoidal table interleaves sin/cos per frequency; Marian's puts sines first.

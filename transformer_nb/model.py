@@ -4,9 +4,10 @@
 
 # %% auto #0
 __all__ = ['Transformer', 'TorchTransformer', 'check_state_dict', 'check_tokenizer', 'read_config', 'save_pretrained',
-           'weights_file', 'check_model_dir', 'load_pretrained', 'TransformerConfig', 'TIE_MODES', 'PRESETS',
-           'SHIPPED_PREFIX', 'PRETRAINED', 'shipped_path', 'pretrained_path', 'resolve_model_dir', 'ModelFileError',
-           'CONFIG_NAME', 'WEIGHTS_NAME', 'TOKENIZER_NAME', 'LEGACY_WEIGHTS_NAME', 'read_weights']
+           'weights_file', 'check_model_dir', 'load_pretrained', 'set_attn_implementation', 'TransformerConfig',
+           'TIE_MODES', 'PRESETS', 'SHIPPED_PREFIX', 'PRETRAINED', 'shipped_path', 'pretrained_path',
+           'resolve_model_dir', 'ModelFileError', 'CONFIG_NAME', 'WEIGHTS_NAME', 'TOKENIZER_NAME',
+           'LEGACY_WEIGHTS_NAME', 'read_weights']
 
 # %% ../nbs/08_model.ipynb #64ae05d6
 import json, os, shutil
@@ -387,3 +388,15 @@ def load_pretrained(
 
 patch_to(Transformer)(save_pretrained)  # model.save_pretrained(path)
 patch_to(Transformer, static_method=True, nm='from_pretrained')(load_pretrained)
+
+# %% ../nbs/08_model.ipynb #43a40f04
+def set_attn_implementation(model: nn.Module, name: str) -> nn.Module:
+    """Every attention layer of `model`, and its config if it has one, use routine
+    `name`."""
+    TransformerConfig(attn_implementation=name)  # a known name, or the config's error
+    for layer in model.modules():
+        if isinstance(layer, MultiHeadAttention):
+            layer.attn_implementation = name
+    if isinstance(getattr(model, 'config', None), TransformerConfig):
+        model.config.attn_implementation = name
+    return model

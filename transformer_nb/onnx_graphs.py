@@ -15,18 +15,13 @@ from torch import nn, Tensor
 from .data import Tokenizer
 from .deploy import _cross_step, _self_step
 from .generation_config import CHOSEN
-from .model import Transformer, TransformerConfig
-from .multihead import MultiHeadAttention
+from .model import Transformer, TransformerConfig, set_attn_implementation
 from .utils import CONFIG_NAME, TOKENIZER_NAME, need, output_dir
 
 # %% ../nbs/13b_onnx.ipynb #72eea5119410473aa328ad9291626812
 def plain_copy(model: Transformer) -> Transformer:
     "A float32 CPU copy in eval mode whose attention is plain matrix products."
-    m = copy.deepcopy(model).float().cpu().eval()
-    for layer in m.modules():
-        if isinstance(layer, MultiHeadAttention):
-            layer.attn_implementation = 'plain'
-    return m
+    return set_attn_implementation(copy.deepcopy(model).float().cpu().eval(), 'plain')
 
 # %% ../nbs/13b_onnx.ipynb #8edb47106e1a46a883d545849b8ab81b
 class OnnxEncoder(nn.Module):
