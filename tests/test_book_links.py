@@ -74,3 +74,17 @@ def test_chapters_link_to_each_other():
         hrefs = {urlsplit(h).path.rsplit('/', 1)[-1] for h in re.findall(r'href="([^"]+)"', main)}
         linked += bool((hrefs & names) - {page.name})
     assert linked >= len(TOC_PAGES) - 2, f'only {linked} of {len(TOC_PAGES)} chapter pages link to another chapter'
+
+
+def test_page_weights_count_the_chart_library_once_per_charted_page():
+    "tools/page_weight.py: every page weighed; a page with a chart carries the chart library, one without does not."
+    import importlib.util
+    spec = importlib.util.spec_from_file_location('page_weight', ROOT / 'tools' / 'page_weight.py')
+    pw = importlib.util.module_from_spec(spec); spec.loader.exec_module(pw)
+    library = sum((HTML / 'vendor' / f).stat().st_size for f in pw.CHART_LIBS)
+    rows = {nb: pw.weigh(nb, set()) for nb in ('nbs/04_positional', 'nbs/03_feedforward')}
+    assert rows['nbs/04_positional']['charts'] == 1 and rows['nbs/03_feedforward']['charts'] == 0
+    for nb, r in rows.items():
+        plain = r['html'] + sum(f.stat().st_size for f in pw.files_of(HTML / f'{nb}.html'))
+        assert r['first_visit'] == plain + (library if r['charts'] else 0), nb
+        assert r['first_visit'] == r['own'] > r['html'] > r['html_gzip'] > 0  # nothing shared given
