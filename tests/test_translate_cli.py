@@ -78,6 +78,16 @@ def test_compile_errors(model_dir, monkeypatch):
     assert len(r.stderr.splitlines()) == 1
 
 
+def test_english_input_to_the_spanish_model_is_named():
+    "The shipped model reads Spanish: English lines are translated as asked, with one warning line that says so."
+    r = run('--checkpoint', 'book', '--num-beams', '1', 'In the beginning God created the heavens and the earth.')
+    assert r.returncode == 0 and len(r.stdout.splitlines()) == 1, r.stderr
+    assert r.stderr.strip() == ('warning: the input reads as English, but this model translates es-en: '
+                                'give it Spanish sentences'), r.stderr
+    r = run('--checkpoint', 'book', '--num-beams', '1', 'En el principio creó Dios los cielos y la tierra.')
+    assert r.returncode == 0 and r.stderr == '', r.stderr
+
+
 def test_empty_input(model_dir):
     "No arguments and nothing on standard input: no output, success."
     r = run('--checkpoint', str(model_dir), stdin='')

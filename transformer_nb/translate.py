@@ -25,6 +25,7 @@ from .generation_config import CHOSEN, GenerationConfig
 from .sentences import digits_to_words, split_clauses, split_sentences
 from .sentences import truecase, words_to_digits
 from .sentences import LEARNED_AS_TYPED, SPELLINGS, capitalized_words
+from .sentences import FUNCTION_WORDS, language_of
 
 # %% ../nbs/15_translate.ipynb #99358ffc
 from .utils import progress as progress_of, resolve_device
@@ -331,9 +332,26 @@ def translate(
     """Translate lines (the ids of `translate_ids`, decoded, numbers given in digits
     written back in digits); blank lines give ''."""
     single = isinstance(sentences, str)
+    self._check_language([sentences] if single else sentences)
     lines, numbers = self._numbers([sentences] if single else list(sentences))
     ids = self.translate_ids(lines, batch_size, progress, **overrides)
     out = [self.tok.decode(row) for row in ids]
     if self.spell is not None:
         out = [words_to_digits(o, n, self.spell[1]) for o, n in zip(out, numbers)]
     return out[0] if single else out
+
+# %% ../nbs/15_translate.ipynb #4d053baa
+_LANGUAGES = {'en': 'English', 'es': 'Spanish'}
+
+
+@patch
+def _check_language(self: Translator, lines):
+    "A warning when the lines read as another language than the model's source."
+    source = (self.direction or '').split('-')[0]
+    found = language_of(l for l in lines if isinstance(l, str))
+    if source in FUNCTION_WORDS and found not in (None, source):
+        warnings.warn(
+            f"the input reads as {_LANGUAGES[found]}, but this model translates "
+            f"{self.direction}: give it {_LANGUAGES[source]} sentences",
+            stacklevel=3,
+        )
