@@ -332,8 +332,9 @@ def translate(
     """Translate lines (the ids of `translate_ids`, decoded, numbers given in digits
     written back in digits); blank lines give ''."""
     single = isinstance(sentences, str)
-    self._check_language([sentences] if single else sentences)
-    lines, numbers = self._numbers([sentences] if single else list(sentences))
+    lines = [sentences] if single else list(sentences)  # read once: any iterable
+    self._check_language(lines)
+    lines, numbers = self._numbers(lines)
     ids = self.translate_ids(lines, batch_size, progress, **overrides)
     out = [self.tok.decode(row) for row in ids]
     if self.spell is not None:
