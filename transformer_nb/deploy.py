@@ -329,8 +329,7 @@ DEPLOYMENTS = {
     'packed': 'every linear layer prepacked for oneDNN (float32, CPU)',
     'int8': 'int8 weights in every matrix product (CPU)',
     'compiled': 'a decoding step compiled by torch.compile (CPU; compiles once, in '
-    'tens '
-    'of seconds)',
+    'tens of seconds)',
     'none': 'the model as it is',
 }
 OPTIMIZATIONS = (None, *(k for k in DEPLOYMENTS if k != 'none'))  # optimize_for's

@@ -134,9 +134,9 @@ FEED_FORWARD_MODULES = {'positionwise': _positionwise}
 
 # %% ../nbs/06_encoder.ipynb #623fd365
 _REGISTRIES = {  # a config field, and the table its names come from
-    'attention': lambda: ATTENTION_MODULES,
-    'feed_forward': lambda: FEED_FORWARD_MODULES,
-    'attn_implementation': lambda: ATTENTION_FUNCTIONS,
+    'attention': ATTENTION_MODULES,
+    'feed_forward': FEED_FORWARD_MODULES,
+    'attn_implementation': ATTENTION_FUNCTIONS,
 }
 
 
@@ -151,9 +151,9 @@ def feed_forward_module(c: TransformerConfig) -> nn.Module:
 def _check_names(c: TransformerConfig):
     "A ValueError unless every module and routine `c` names is registered."
     for name, table in _REGISTRIES.items():
-        if getattr(c, name) not in table():
+        if getattr(c, name) not in table:
             raise ValueError(
-                f"{name} must be one of {sorted(table())} (a variant is registered "
+                f"{name} must be one of {sorted(table)} (a variant is registered "
                 f"there by name), got {getattr(c, name)!r}"
             )
 

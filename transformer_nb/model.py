@@ -19,6 +19,7 @@ from .encoder import PRESETS, TIE_MODES, TransformerConfig, check_config
 from .encoder import Embeddings, Encoder, padding_mask, check_token_ids
 from .decoder import Decoder, DecoderCache, shift_right
 from .positional import positional_encoding
+from .attention import attention_function
 from .multihead import MultiHeadAttention, upgrade_state_dict
 from .utils import CONFIG_NAME, WEIGHTS_NAME, TOKENIZER_NAME
 from .utils import LEGACY_WEIGHTS_NAME, ModelFileError
@@ -393,7 +394,7 @@ patch_to(Transformer, static_method=True, nm='from_pretrained')(load_pretrained)
 def set_attn_implementation(model: nn.Module, name: str) -> nn.Module:
     """Every attention layer of `model`, and its config if it has one, use routine
     `name`."""
-    TransformerConfig(attn_implementation=name)  # a known name, or the config's error
+    attention_function(name)  # a known routine, or an error naming the known ones
     for layer in model.modules():
         if isinstance(layer, MultiHeadAttention):
             layer.attn_implementation = name
