@@ -6,7 +6,7 @@
 
 The shipped model (`Translator.from_pretrained('book')`) decodes the first 300 verses of the test books,
 sorted by length into batches of 32, as `Translator` batches them. The same weights run in three
-systems: ours (`generate`, `beam_search`), Hugging Face `generate` on a `MarianMTModel` copy
+systems: ours (`generate`), Hugging Face `generate` on a `MarianMTModel` copy
 (`marian_copy`), and CTranslate2 on the export of `transformer_nb.export.export_ct2`. Every system gets
 the same batches and the same length limit per batch (its longest source + 50 tokens, capped by
 max_len); beam search uses 4 beams and the length normalisation score / length^1 that all three share
@@ -40,7 +40,6 @@ from pathlib import Path
 import torch
 import sacrebleu
 
-from transformer_nb.beam import beam_search
 from transformer_nb.marian import marian_copy
 from transformer_nb.data import load_bible
 from transformer_nb.deploy import optimize_for
@@ -101,8 +100,7 @@ class Systems:
     def ours(self, rows, beams, int8=False, compiled=False):
         m = self.q8 if int8 else self.compiled if compiled else self.model
         src, n = tensor_of(rows), self.limit(rows)
-        if beams == 1: out = generate(m, src, max_new_tokens=n)
-        else: out = beam_search(m, src, num_beams=beams, max_new_tokens=n, length_penalty=1.0)
+        out = generate(m, src, num_beams=beams, max_new_tokens=n, length_penalty=1.0)
         return [strip(r, self.c) for r in out.tolist()]
 
     def huggingface(self, rows, beams):
@@ -167,7 +165,7 @@ def cache_speedup(model, batch, n: int) -> float:
         t = {}
         for use_cache in (True, False, True):
             t0 = time.perf_counter()
-            generate(model, src, max_new_tokens=n, min_new_tokens=n, use_cache=use_cache)
+            generate(model, src, num_beams=1, max_new_tokens=n, min_new_tokens=n, use_cache=use_cache)
             t.setdefault(use_cache, []).append(time.perf_counter() - t0)
     return round(t[False][0] / min(t[True]), 2)
 

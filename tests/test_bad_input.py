@@ -659,7 +659,7 @@ def test_python_loaders(model_dir, tmp_path):
 
 def test_greedy_never_emits_pad_or_bos(model_dir):
     "Even when pad and bos have the largest logits, greedy and sampling skip them."
-    from transformer_nb.generate import generate
+    from transformer_nb.kv_cache import greedy_search, sample
 
     model = Transformer.from_pretrained(model_dir)
     c = model.config
@@ -667,6 +667,6 @@ def test_greedy_never_emits_pad_or_bos(model_dir):
     bump[[c.pad_token_id, c.bos_token_id]] = 100.0
     model.generator.register_forward_hook(lambda m, i, o: o + bump)
     src = torch.tensor([[10, 11, 12, c.eos_token_id]])
-    for kw in ({}, {'do_sample': True, 'generator': torch.Generator().manual_seed(0)}):
-        out = generate(model, src, max_new_tokens=6, **kw)[0].tolist()
+    for decode in (greedy_search, lambda *a, **k: sample(*a, **k, generator=torch.Generator().manual_seed(0))):
+        out = decode(model, src, max_new_tokens=6)[0].tolist()
         assert len(out) == 6 and c.pad_token_id not in out and c.bos_token_id not in out, out

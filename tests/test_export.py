@@ -154,7 +154,7 @@ def test_ct2_beam_matches(book, verses, ct2_dir, beams, alpha, block):
     tokens; with the n-gram block, once a log-softmax after our rules shares the banned
     tokens' probability out among the others, as CTranslate2 does (chapter 18)."""
     ctranslate2 = extra('ctranslate2')
-    from transformer_nb.generate import LogSoftmax
+    from transformer_nb.kv_cache import LogSoftmax
     ours = book.translate_ids(verses, num_beams=beams, length_penalty=alpha,
                               no_repeat_ngram_size=block, early_stopping=True,
                               max_new_tokens=N_NEW, logits_processor=[LogSoftmax()] if block else ())

@@ -23,7 +23,10 @@ MAX_LLOC, MAX_COMPLEXITY = 310, 15  # 310 logical lines: about 350 physical ones
 # update, validation, stopping, averaging, export); everything else has left the module (recipe, checkpoint, runlog,
 # train_cli). Splitting one class across modules would send a reader hunting for its methods. (435: resuming refuses
 # a checkpoint of the fused attention layout of 0.6 by name.)
-LONGER = {'train': 435}
+# kv_cache: chapter 13 holds the three things every decoding strategy shares, the step through the model's own layers,
+# the rules of a step (the logits processors) and the strategy contract with its loop (greedy search and sampling on
+# it); a reader of the chapter finds them in one module, and beam search (chapter 14) imports them from there.
+LONGER = {'train': 435, 'kv_cache': 360}
 SOURCE = re.compile(r'File to edit: \.\./nbs/(\S+)\.ipynb')
 
 
@@ -155,3 +158,41 @@ def test_one_module_knows_the_projection_layout():
     layout = re.compile(r'\b(in_proj|kv_proj|q_proj)\b')
     users = [m for m in modules() if m != 'multihead' and layout.search((PKG / f'{m}.py').read_text())]
     assert not users, f'modules that know how attention stores its weights: {users}'
+
+
+def _calls_named(tree, names: set) -> list:
+    "Line numbers of calls `x.name(...)` for a name in `names`."
+    return [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Call)
+            and isinstance(n.func, ast.Attribute) and n.func.attr in names]
+
+
+def test_one_decoder_and_no_hook():
+    """One decoder: only the modules that define the layers (chapters 6 and 7) run a sublayer, so a deployed step
+    (compiled, ONNX) can only be the model's own layers run over its caches; only chapter 2's module reaches into
+    the attention's private methods. No hook: a deployed model says how it decodes by its class, so no module sets
+    `incremental_decoder` on an object or looks for it by name (getattr, hasattr, setattr)."""
+    bad = []
+    for name, p in modules().items():
+        tree = ast.parse(p.read_text())
+        if name not in ('encoder', 'decoder'):
+            bad += [f'{name}:{n} runs a sublayer' for n in _calls_named(tree, {'sublayer1', 'sublayer2', 'sublayer3'})]
+        if name != 'multihead':
+            private = {'_keys_values', '_attend', '_cross_cached', '_project_cross', '_cache_memory'}
+            bad += [f'{name}:{n} calls a private attention method' for n in _calls_named(tree, private)]
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Attribute) and t.attr == 'incremental_decoder'
+                                                    for t in node.targets):
+                bad.append(f'{name}:{node.lineno} sets incremental_decoder on an object')
+            if (isinstance(node, ast.Call) and getattr(node.func, 'id', None) in ('getattr', 'hasattr', 'setattr')
+                    and any(isinstance(a, ast.Constant) and a.value == 'incremental_decoder' for a in node.args)):
+                bad.append(f'{name}:{node.lineno} looks incremental_decoder up by name')
+    assert not bad, bad
+    defines = {name for name, p in modules().items() for node in ast.walk(ast.parse(p.read_text()))
+               if isinstance(node, ast.FunctionDef) and node.name == 'incremental_decoder'}
+    assert defines == {'deploy', 'onnx_graphs'}, defines  # the deployed models' classes
+
+
+def test_the_decoder_check_can_fail():
+    "The checks above see a second layer loop, a private call and a hook in code written the old way."
+    tree = ast.parse('def step(layer, x):\n    x = layer.sublayer1(x, f)\n    return a._keys_values(x)\n')
+    assert _calls_named(tree, {'sublayer1'}) == [2] and _calls_named(tree, {'_keys_values'}) == [3]

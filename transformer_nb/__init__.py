@@ -3,8 +3,8 @@ __version__ = "0.13.0"
 # What users reach for first, importable from the package root. Imported on first use (PEP 562), so that
 # `import transformer_nb` stays cheap and loading a Translator never imports the trainer.
 # No name here is also a module's: Python binds `transformer_nb.<module>` to the module whenever it is imported, so
-# a function named like its module (`generate`) would turn into the module behind the reader's back; the greedy
-# decoder is `from transformer_nb.generate import generate`.
+# a function named like its module (`generate`) would turn into the module behind the reader's back; the one way in
+# to decoding is `from transformer_nb.generate import generate`.
 _LAZY = {'Transformer': 'model', 'TransformerConfig': 'model', 'load_pretrained': 'model',
          'save_pretrained': 'model', 'Tokenizer': 'data', 'beam_search': 'beam',
          'Translator': 'translate', 'optimize_for': 'deploy', 'Trainer': 'train', 'TrainConfig': 'train'}

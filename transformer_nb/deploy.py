@@ -4,17 +4,17 @@
 
 # %% auto #0
 __all__ = ['DEPLOYMENTS', 'OPTIMIZATIONS', 'swap_linears', 'onednn_available', 'PackedLinear', 'pack_for_cpu', 'unpack_linears',
-           'RowInt8', 'quantize_int8', 'DecodeStep', 'CompiledDecoder', 'CompileUnavailable', 'compile_for_cpu',
-           'check_optimization', 'deployed_as', 'optimize_for', 'add_deploy_arguments', 'deployment']
+           'RowInt8', 'quantize_int8', 'cached_step', 'CompiledDecoder', 'CompiledModel', 'CompileUnavailable',
+           'compile_for_cpu', 'check_optimization', 'deployed_as', 'optimize_for', 'add_deploy_arguments', 'deployment']
 
 # %% ../nbs/13a_deploy.ipynb #50cc0b13
 import argparse, copy, functools, warnings
 import torch
-import torch.nn.functional as F
 from torch import nn, Tensor
 from fastcore.basics import patch
-from .multihead import MultiHeadAttention, fixed_key_mask
+from .decoder import DecoderCache, kv_cache_over
 from .model import set_attn_implementation
+from .kv_cache import IncrementalDecoder, next_logits
 
 # %% ../nbs/13a_deploy.ipynb #850ae2ae
 def swap_linears(model: nn.Module, make) -> int:
@@ -149,123 +149,69 @@ def quantize_int8(
     # the fused kernel's last bits follow the padding
     return set_attn_implementation(m, 'plain')
 
-# %% ../nbs/13a_deploy.ipynb #ff0f8be3
-def _query(a: MultiHeadAttention, y: Tensor) -> Tensor:
-    "Queries of `y (B, L, d_model)`, split into heads and scaled: (B, h, L, d_k)."
-    return a.split_heads(F.linear(y, *a.projections()['q'])) * a.d_k**-0.5
-
-
-def _self_step(a: MultiHeadAttention, y: Tensor, k: Tensor, v: Tensor, new: list):
-    """Self-attention of the newest position `y (B, 1, d_model)` over the cached keys
-    and values `(t, B, h, d_k)` and itself; its own key and value go to `new`."""
-    q, (k1, v1) = _query(a, y), a._keys_values(y)  # (B, h, 1, d_k) each
-    new.append((k1[:, :, 0], v1[:, :, 0]))
-    K = k.permute(1, 2, 3, 0)  # (B, h, d_k, t)
-    V = v.permute(1, 2, 0, 3)  # (B, h, t, d_k)
-    p = torch.cat([q @ K, q @ k1.transpose(-1, -2)], -1).softmax(-1)  # (B, h, 1, t+1)
-    return a.out_proj(a.merge_heads(p[..., :-1] @ V + p[..., -1:] * v1))
-
-
-def _cross_step(
-    a: MultiHeadAttention, y: Tensor, memory_kv: tuple, bias, live, weights=None
-):
-    """Cross-attention of `y` over the memory's keys and values `(B, h, S, d_k)`;
-    `bias` (B, 1, 1, S) additive, `live` (B, 1, 1, 1) zeros rows with no source; the
-    weights `(B, h, S)` go to the list `weights` if one is given."""
-    mk, mv = memory_kv
-    p = (_query(a, y) @ mk.transpose(-1, -2) + bias).softmax(-1)  # (B, h, 1, S)
-    if weights is not None:
-        weights.append(p[:, :, 0])
-    return a.out_proj(a.merge_heads((p @ mv) * live))
-
 # %% ../nbs/13a_deploy.ipynb #2daa7211
-class DecodeStep(nn.Module):
-    """One decoding position as a function of tensors alone, for `torch.compile`: the
-    model's own modules, the caches passed in, the new keys and values returned."""
-
-    def __init__(self, model: nn.Module):
-        super().__init__()
-        self.decoder, self.generator = model.decoder, model.generator
-
-    def forward(
-        self,
-        tokens: Tensor,  # (B,) the newest token of each row
-        t: int,  # its position: the number of positions cached
-        keys: list,  # per layer (t, B, h, d_k): the self-attention keys so far
-        values: list,  # per layer (t, B, h, d_k)
-        memory_kv: list,  # per layer the memory's (keys, values), (B, h, S, d_k) each
-        bias: Tensor,  # (B, 1, 1, S) additive source mask: 0 or -inf
-        live: Tensor,  # (B, 1, 1, 1) 1.0, or 0.0 for a row with no source token
-    ) -> tuple:  # logits (B, V); the new keys and values, (L, B, h, d_k) each
-        x, new = self.decoder.embed(tokens[:, None], t), []  # (B, 1, d_model)
-        for layer, k, v, kv in zip(self.decoder.layers, keys, values, memory_kv):
-            a, c = layer.self_attn, layer.cross_attn
-            x = layer.sublayer1(x, lambda y: _self_step(a, y, k, v, new))
-            x = layer.sublayer2(x, lambda y: _cross_step(c, y, kv, bias, live))
-            x = layer.sublayer3(x, layer.ff)
-        if self.decoder.final_norm is not None:
-            x = self.decoder.final_norm(x)
-        ks, vs = zip(*new)
-        return self.generator(x[:, 0]), torch.stack(ks), torch.stack(vs)
+def cached_step(
+    model: nn.Module,
+    tokens: Tensor,  # (B,) the newest token of each row
+    t: int,  # positions cached
+    buffers: list,  # per layer (2, B, h, room, d_k): self-attention, t filled, room > t
+    memory: list,  # per layer (2, n, h, S, d_k): the memory's keys and values
+    fast_mask: Tensor,  # (n, 1, 1, S) additive source mask
+    group: int,  # decoder rows per memory row (beams)
+    live: Tensor | None = None,  # (n, 1, 1, 1) rows to keep; None: all
+) -> Tensor:  # (B, V); the new position is written into `buffers`
+    "`next_logits` over caches rebuilt around tensors: a function to compile."
+    cache = DecoderCache(0)
+    cache.self_attention = [kv_cache_over(b, t) for b in buffers]
+    cache.cross_attention = [
+        kv_cache_over(m, cross=True, fast_mask=fast_mask, group=group, live=live)
+        for m in memory
+    ]
+    return next_logits(model, tokens, cache)
 
 # %% ../nbs/13a_deploy.ipynb #4c212806
-class CompiledDecoder:
-    """`IncrementalDecoder`'s interface over a compiled `DecodeStep`: caches reserved
-    once in `(t, B, h, d_k)` layout, one graph for every batch, length and source."""
+class CompiledDecoder(IncrementalDecoder):
+    """`IncrementalDecoder` whose steps after the first two run `step`, a compiled
+    `cached_step` (with the model bound)."""
 
-    def __init__(self, model, memory, src_mask, capacity, group=1, *, step, eager):
-        if group > 1:  # one memory row per beam
-            memory = memory.repeat_interleave(group, 0)
-            if src_mask is not None:
-                src_mask = src_mask.repeat_interleave(group, 0)
-        layers, (B, S, _) = model.decoder.layers, memory.shape
-        self.memory_kv = [
-            tuple(x.contiguous() for x in layer.cross_attn._keys_values(memory))
-            for layer in layers
-        ]  # projected once: 2 × (B, h, S, d_k) per layer
-        bias, live = fixed_key_mask(src_mask, memory.dtype)
-        self.bias = memory.new_zeros(B, 1, 1, S) if bias is None else bias
-        self.live = memory.new_ones(B, 1, 1, 1) if live is None else live.to(memory)
-        a = layers[0].self_attn
-        self.kv = memory.new_zeros(2, len(layers), capacity, B, a.n_heads, a.d_k)
-        self.t, self.group, self.step_fn, self.eager = 0, group, step, eager
+    def __init__(self, model, memory, src_mask, capacity, group=1, *, step):
+        B, S = memory.shape[:2]
+        bias = memory.new_zeros(B, 1, 1, S)  # additive, padding or not: one graph
+        if src_mask is not None:
+            bias = bias.masked_fill(~src_mask, float('-inf'))
+        super().__init__(model, memory, bias, capacity + 1, group)  # never full
+        self.compiled = step
 
-    def __len__(self) -> int:
-        return self.t  # positions decoded so far
+    def step(self, tokens: Tensor) -> Tensor:  # (B,) -> (B, V)
+        c, t = self.cache, len(self)
+        m = c.cross_attention[0]  # sizes 0 and 1 (rows, memory rows) run uncompiled
+        if self.memory is not None or t < 2 or m.rows < 2:
+            return super().step(tokens)  # and the first step, which caches the memory
+        buffers = [s.buf for s in c.self_attention]
+        memory = [x.buf for x in c.cross_attention]
+        logits = self.compiled(
+            tokens.contiguous(), t, buffers, memory, m.fast_mask, m.group, m.live
+        )
+        c.self_attention = [kv_cache_over(b, t + 1) for b in buffers]  # written
+        return logits
 
 # %% ../nbs/13a_deploy.ipynb #90dbc752
-@patch
-def reorder(self: CompiledDecoder, index: Tensor):  # (B',) long
-    "Keep rows `index` of every cache (finished sentences dropped, or beams re-ranked)."
-    kv, t = self.kv, self.t  # positions from t on are never read: not copied
-    self.kv = kv.new_empty(kv.shape[:3] + index.shape + kv.shape[4:])
-    self.kv[:, :, :t] = kv[:, :, :t].index_select(3, index)
-    if self.group > 1 and index.numel() == self.bias.size(0):
-        return  # beams re-ranked within their sentence: its memory rows are equal
-    self.memory_kv = [
-        tuple(x.index_select(0, index) for x in kv) for kv in self.memory_kv
-    ]
-    self.bias, self.live = self.bias.index_select(0, index), self.live[index]
+class CompiledModel(nn.Module):
+    """A model deployed with a compiled step: `config` and `encode` of the copy it
+    holds, and that copy's `incremental_decoder`, a `CompiledDecoder`."""
 
+    def __init__(self, model: nn.Module, step):  # step: (tokens, t, ...) -> logits
+        super().__init__()
+        self.model, self.config, self.step = model, model.config, step
 
-@patch
-def step(self: CompiledDecoder, tokens: Tensor) -> Tensor:  # (B,) -> (B, V)
-    "Feed one token per row; return the logits for the token after it."
-    t, B = self.t, tokens.size(0)
-    run = self.step_fn if t >= 2 and B >= 2 else self.eager  # sizes 0, 1: uncompiled
-    keys, values = self.kv[0, :, :t].unbind(0), self.kv[1, :, :t].unbind(0)
-    logits, k, v = run(
-        tokens.contiguous(),
-        t,
-        list(keys),
-        list(values),
-        self.memory_kv,
-        self.bias,
-        self.live,
-    )
-    self.kv[0, :, t], self.kv[1, :, t] = k, v  # the newest position joins the caches
-    self.t += 1
-    return logits
+    def encode(self, src: Tensor) -> tuple:  # (B, S) -> memory, mask
+        return self.model.encode(src)
+
+    def incremental_decoder(self, memory, src_mask, capacity: int, group: int = 1):
+        "The decoder that decoding strategies step (chapter 13's `decoder_for`)."
+        return CompiledDecoder(
+            self.model, memory, src_mask, capacity, group, step=self.step
+        )
 
 # %% ../nbs/13a_deploy.ipynb #d3995139
 def _warm_up(model: nn.Module) -> None:
@@ -274,7 +220,7 @@ def _warm_up(model: nn.Module) -> None:
     src = torch.randint(4, model.config.src_vocab_size, (3, 11), generator=g)
     with torch.inference_mode():
         memory, mask = model.encode(src)
-        dec = model.incremental_decoder(model, memory, mask, 5)
+        dec = model.incremental_decoder(memory, mask, 5)
         for _ in range(5):
             dec.step(torch.full((3,), model.config.bos_token_id))
 
@@ -289,27 +235,30 @@ class CompileUnavailable(RuntimeError):
 # %% ../nbs/13a_deploy.ipynb #2eae412f
 def compile_for_cpu(
     model: nn.Module,  # a float32 model on the CPU; it is copied, not changed
-) -> nn.Module:  # a copy whose decoding steps run one compiled graph
+) -> nn.Module:  # a `CompiledModel`: its decoding steps run one compiled graph
     """A copy for decoding with `torch.compile`d steps (Inductor, dynamic shapes,
     frozen)."""
     import torch._dynamo, torch._inductor.config  # here: a second of every import else
+    import torch.fx.experimental._config as fx_config
 
     p = next(model.parameters())
     if p.device.type != 'cpu' or p.dtype != torch.float32 or deployed_as(model):
         raise ValueError("compiled decoding needs a plain float32 model on the CPU")
-    # the step to compile reads a plain copy; the copy returned is packed where that
-    # applies, for the encoder and the positions the step runs uncompiled
-    plain = DecodeStep(copy.deepcopy(model).eval())
-    fn = torch.compile(plain, dynamic=True, fullgraph=True)
-    m = pack_for_cpu(model) if _packable(model) else copy.deepcopy(model).eval()
-
-    def frozen(*args):  # weights as constants whenever the step is (re)compiled
-        with torch._inductor.config.patch(freezing=True):
-            return fn(*args)
-
-    m.incremental_decoder = functools.partial(
-        CompiledDecoder, step=frozen, eager=DecodeStep(m)
+    # the step to compile reads a plain copy; the copy that encodes and runs the
+    # uncompiled steps is packed where that applies
+    fn = torch.compile(
+        functools.partial(cached_step, copy.deepcopy(model).eval()),
+        dynamic=True,
+        fullgraph=True,
     )
+
+    def frozen(*args):  # weights as constants; sizes that happen to be equal, not one
+        with torch._inductor.config.patch(freezing=True):
+            with fx_config.patch(use_duck_shape=False):
+                return fn(*args)
+
+    m = pack_for_cpu(model) if _packable(model) else copy.deepcopy(model).eval()
+    m = CompiledModel(m, frozen)
     try:
         _warm_up(m)
     # no C++ compiler, or a platform without Inductor; anything else is a bug: raised
@@ -344,7 +293,7 @@ def check_optimization(how) -> None:
 def deployed_as(model: nn.Module) -> str | None:
     """'int8', 'packed' or 'compiled' for a copy made by this chapter's steps; None for
     a plain model."""
-    if hasattr(model, 'incremental_decoder'):
+    if isinstance(model, CompiledModel):
         return 'compiled'
     kinds = {type(m) for m in model.modules()}
     return 'int8' if RowInt8 in kinds else 'packed' if PackedLinear in kinds else None

@@ -39,6 +39,9 @@ class KVCache:
             )
         self.capacity, self.cross, self.group = capacity, cross, group
         self.buf, self._len = None, 0  # buf (2, B, h, room, d_k): keys, then values
+        self.concat = (
+            False  # True: append by concatenation, never in place (`kv_cache_over`)
+        )
         # cross: the memory's key mask, prepared once
         self.mask = self.fast_mask = self.live = None
 
@@ -124,10 +127,12 @@ def append(
     _check_kv(k, v, self.buf if self._len else None)
     L, n = self._len, k.size(2)
     # keep the graph intact:
-    if torch.is_grad_enabled() and (k.requires_grad or v.requires_grad):
+    grad = torch.is_grad_enabled() and (k.requires_grad or v.requires_grad)
+    if self.concat or grad:
         # (2, B, h, L_new, d_k)           concatenate, never overwrite
         new = torch.stack([k, v])
-        self.buf = new if L == 0 else torch.cat([self.buf[:, :, :, :L], new], dim=3)
+        old = self.buf
+        self.buf = new if old is None else torch.cat([old[:, :, :, :L], new], dim=3)
     else:
         self._make_room(n, k)
         # only the new positions
@@ -360,7 +365,7 @@ def _check_seq(self: MultiHeadAttention, name: str, x: Tensor):
 
 
 @patch
-def _keys_values(self: MultiHeadAttention, x: Tensor) -> tuple[Tensor, Tensor]:
+def keys_values(self: MultiHeadAttention, x: Tensor) -> tuple[Tensor, Tensor]:
     "Keys and values of the sequence `x`, split into heads: 2 × (B, h, L, d_k)."
     k, v = self.kv_proj(x).chunk(2, dim=-1)
     return self.split_heads(k), self.split_heads(v)
@@ -385,7 +390,7 @@ def forward(
     if cache is not None and cache.cross:
         return self._cross_cached(query, key_value, mask, need_weights, cache)
     if key_value is None:  # self-attention: queries, keys and values of one sequence
-        q, (k, v) = self.split_heads(self.q_proj(query)), self._keys_values(query)
+        q, (k, v) = self.split_heads(self.q_proj(query)), self.keys_values(query)
         if cache is not None:
             k, v = cache.append(k, v)  # (B, h, L_cached + L_q, d_k)
     else:
@@ -407,7 +412,7 @@ def _project_cross(self: MultiHeadAttention, query: Tensor, key_value: Tensor):
             f"query and key_value batch sizes differ: "
             f"{tuple(query.shape)} vs {tuple(key_value.shape)}"
         )
-    return (self.split_heads(self.q_proj(query)), *self._keys_values(key_value))
+    return (self.split_heads(self.q_proj(query)), *self.keys_values(key_value))
 
 # %% ../nbs/02_multihead.ipynb #b0427a30
 @patch
@@ -437,7 +442,7 @@ def _cache_memory(self: MultiHeadAttention, key_value, mask, cache: KVCache):
     self._check_seq('key_value', key_value)
     if mask is not None:
         _check_mask(mask, (key_value.size(0), 1, 1, key_value.size(1)))
-    cache.update(*self._keys_values(key_value), mask)  # 2 × (n, h, S, d_k)
+    cache.update(*self.keys_values(key_value), mask)  # 2 × (n, h, S, d_k)
 
 # %% ../nbs/02_multihead.ipynb #947a0740
 def _attend_memory(q: Tensor, cache: KVCache, p: float, need_weights: bool, name: str):
@@ -463,14 +468,15 @@ def _cross_cached(
     N, h, L_q, d_k = q.shape
     if N != n * g:
         _bad(f"query has {N} rows; the cross-attention cache holds {n} × group {g}")
-    if g > 1:
-        q = q.view(n, g, h, L_q, d_k).transpose(1, 2).reshape(n, h, g * L_q, d_k)
+    # a sentence's g query rows side by side: views, no copy, when g = 1 (no branch,
+    # so that one compiled graph serves every g)
+    q = q.view(n, g, h, L_q, d_k).transpose(1, 2).reshape(n, h, g * L_q, d_k)
     p = self.dropout if self.training else 0.0
     out, w = _attend_memory(q, cache, p, need_weights, self.attn_implementation)
-    if g > 1:  # a sentence's g query groups back to g batch rows
-        out = out.view(n, h, g, L_q, d_k).transpose(1, 2).reshape(N, h, L_q, d_k)
-        if w is not None:
-            w = w.view(n, h, g, L_q, -1).transpose(1, 2).reshape(N, h, L_q, -1)
+    # back to g batch rows
+    out = out.view(n, h, g, L_q, d_k).transpose(1, 2).reshape(N, h, L_q, d_k)
+    if w is not None:
+        w = w.view(n, h, g, L_q, -1).transpose(1, 2).reshape(N, h, L_q, -1)
     return self.out_proj(self.merge_heads(out)), w
 
 # %% ../nbs/02_multihead.ipynb #3c554ef0

@@ -13,7 +13,7 @@ import torch
 from fastcore.basics import patch
 from torch import nn, Tensor
 from .data import Tokenizer
-from .deploy import _cross_step, _self_step
+from .decoder import kv_cache_over
 from .generation_config import CHOSEN
 from .model import Transformer, TransformerConfig, set_attn_implementation
 from .utils import CONFIG_NAME, TOKENIZER_NAME, need, output_dir
@@ -35,40 +35,37 @@ class OnnxEncoder(nn.Module):
         m = self.model
         mask = src[:, None, None, :] != m.config.pad_token_id  # (B, 1, 1, S)
         memory, _ = m.encoder(src, mask)
-        kv = [torch.stack(l.cross_attn._keys_values(memory)) for l in m.decoder.layers]
+        kv = [torch.stack(l.cross_attn.keys_values(memory)) for l in m.decoder.layers]
         bias = torch.zeros(mask.shape).masked_fill(~mask, float('-inf'))
         # (N, 2, B, h, S, d_k) -> batch first
         return torch.stack(kv).permute(2, 0, 1, 3, 4, 5).contiguous(), bias
 
 # %% ../nbs/13b_onnx.ipynb #10185d26023b46108eb7d9f57d49d2b3
 class OnnxStep(nn.Module):
-    """One decoding position: tokens (B,), past (B, N, 2, h, t, d_k), memory_kv, bias ->
-    logits (B, V), present (B, N, 2, h, t+1, d_k), cross (B, N, h, S)."""
+    """One decoding position through the model's own layers: tokens (B,), past (B, N,
+    2, h, t, d_k), memory_kv, bias -> logits (B, V), present (B, N, 2, h, t+1, d_k),
+    cross (B, N, h, S)."""
 
     def __init__(self, model: Transformer):
         super().__init__()
-        m = plain_copy(model)
-        self.decoder, self.generator = m.decoder, m.generator
+        self.model = plain_copy(model)
 
     def forward(self, tokens, past, memory_kv, bias) -> tuple:
-        t, new, cross = past.size(4), [], []  # t: the positions cached
-        x, live = self.decoder.embed(tokens[:, None], t), torch.ones_like(bias[..., :1])
-        for i, layer in enumerate(self.decoder.layers):
-            # (t, B, h, d_k) each: the layout of the deployed step
-            k, v = (past[:, i, j].permute(2, 0, 1, 3) for j in (0, 1))
-            kv, a, c = (
-                (memory_kv[:, i, 0], memory_kv[:, i, 1]),
-                layer.self_attn,
-                layer.cross_attn,
+        # each layer's two caches over the tensors given: (2, B, h, L, d_k) views
+        caches = [
+            (
+                kv_cache_over(past[:, i].transpose(0, 1)),  # appends concatenate
+                kv_cache_over(kv.transpose(0, 1), cross=True, fast_mask=bias),
             )
-            x = layer.sublayer1(x, lambda y: _self_step(a, y, k, v, new))
-            x = layer.sublayer2(x, lambda y: _cross_step(c, y, kv, bias, live, cross))
-            x = layer.sublayer3(x, layer.ff)
-        if self.decoder.final_norm is not None:
-            x = self.decoder.final_norm(x)
-        kv1 = torch.stack([torch.stack(n, 1) for n in new], 1)  # (B, N, 2, h, d_k)
-        present = torch.cat([past, kv1[:, :, :, :, None]], 4)
-        return self.generator(x[:, 0]), present, torch.stack(cross, 1)
+            for i, kv in enumerate(memory_kv.unbind(1))
+        ]
+        d = self.model.decoder  # the position is the number cached: t
+        x = d.embed(tokens[:, None], past.size(4))
+        h, _, cross = d.run_layers(x, None, None, caches, need_weights=True)
+        # (N, 2, B, h, t+1, d_k) -> batch first
+        present = torch.stack([s.buf for s, _ in caches]).permute(2, 0, 1, 3, 4, 5)
+        cross = torch.stack(cross, 1)[:, :, :, 0]  # (B, N, h, S)
+        return self.model.generator(h[:, 0]), present, cross
 
 # %% ../nbs/13b_onnx.ipynb #d28e4d5f
 @contextlib.contextmanager
@@ -229,10 +226,8 @@ def reorder(self: OnnxDecoder, index: Tensor):  # (B',) long
 
 # %% ../nbs/13b_onnx.ipynb #4dd4641cc4064e0191573fe9c69df29b
 class OnnxModel(nn.Module):
-    """The exported graphs behind the model interface that `generate` and
-    `beam_search` use: `config`, `encode`, and `OnnxDecoder` as the decoder."""
-
-    incremental_decoder = OnnxDecoder
+    """The exported graphs behind the model interface that `generate` uses: `config`,
+    `encode`, and `incremental_decoder`, an `OnnxDecoder`."""
 
     def __init__(self, path, precision: str = 'float32'):  # or 'int8'
         super().__init__()
@@ -250,6 +245,10 @@ class OnnxModel(nn.Module):
     def encode(self, src: Tensor) -> tuple:  # (B, S) -> memory_kv, bias
         memory_kv, bias = self.encoder_session.run(None, {'src': src.cpu().numpy()})
         return torch.from_numpy(memory_kv), torch.from_numpy(bias)
+
+    def incremental_decoder(self, memory, src_mask, capacity: int, group: int = 1):
+        "The decoder of chapter 13's protocol that strategies step: the step graph's."
+        return OnnxDecoder(self, memory, src_mask, capacity, group)
 
 # %% ../nbs/13b_onnx.ipynb #8309879909854d7188b41380fd92a7c3
 def _model_config(onnx_config: dict) -> TransformerConfig:

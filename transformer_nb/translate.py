@@ -20,7 +20,6 @@ from .model import CONFIG_NAME, TOKENIZER_NAME, WEIGHTS_NAME, Transformer
 from .model import check_model_dir, check_tokenizer, load_pretrained
 from .generate import generate
 from .deploy import check_optimization, deployed_as, optimize_for
-from .beam import beam_search
 from .generation_config import CHOSEN, GenerationConfig
 from .sentences import digits_to_words, split_clauses, split_sentences
 from .sentences import truecase, words_to_digits
@@ -73,7 +72,7 @@ def _one_each(config: GenerationConfig) -> GenerationConfig:
     if config.num_return_sequences != 1:
         raise ValueError(
             f"num_return_sequences={config.num_return_sequences}: a Translator returns "
-            "one translation per sentence; for n-best lists call beam_search"
+            "one translation per sentence; for n-best lists call generate"
         )
     return config
 
@@ -178,9 +177,8 @@ def __repr__(self: Translator):
 # %% ../nbs/15_translate.ipynb #6ed074ff
 @patch
 def _search(self: Translator, src: Tensor, c, extra=()) -> Tensor:  # (B, S) -> (B, T)
-    "Output ids of a batch: `generate` with one beam, `beam_search` with more."
-    search = generate if c.num_beams == 1 else beam_search
-    return search(self.model, src, c, logits_processor=extra)
+    "Output ids of a batch, decoded by the strategy the config asks for (chapter 14b)."
+    return generate(self.model, src, c, logits_processor=extra)
 
 
 @patch
@@ -210,7 +208,7 @@ def _decode(self: Translator, src: Tensor, c, texts: list, extra=()) -> list:
     if choose is None or K == 1:
         return [self._strip(row) for row in self._search(src, c, extra).tolist()]
     c = c.update(num_return_sequences=K)
-    seqs = beam_search(self.model, src, c, logits_processor=extra)  # (B·K, T)
+    seqs = self._search(src, c, extra)  # (B·K, T): the n-best lists
     out = []
     for text, rows in zip(texts, seqs.view(len(texts), K, -1).tolist()):
         rows = [self._strip(r) for r in rows]  # best first
