@@ -164,3 +164,19 @@ def test_numbers_in_digits_come_back_in_digits():
     r = run('--keep-digits', 'Tengo 25 años.')
     assert r.returncode == 0 and r.stdout.splitlines() == expected('book', ['Tengo 25 años.'], spell_digits=False)
 
+
+
+@pytest.mark.parametrize('command', ['translate', 'evaluate'])
+def test_bf16_where_the_processor_cannot(model_dir, command):
+    """--optimize bf16 on a processor without bfloat16 arithmetic (simulated: the test of the processor answers no):
+    one line that names the flag and what is missing, exit status 2, in both commands that decode."""
+    args = ['--checkpoint', str(model_dir), '--optimize', 'bf16']
+    args += ['x'] if command == 'translate' else ['--bible-split', 'test', '--limit', '2']
+    code = ('import sys, transformer_nb.deploy as d\n'
+            'd.bf16_arithmetic = lambda *a: False  # a CPU without AVX512-BF16 or AMX\n'
+            f'from transformer_nb import {command}_cli as c, utils\n'
+            f'sys.exit(utils.run_main(c.main, {args!r}, prog="transformer-nb {command}"))')
+    env = {**os.environ, 'PYTHONPATH': str(ROOT) + os.pathsep + os.environ.get('PYTHONPATH', '')}
+    r = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
+    assert r.returncode == 2 and len(r.stderr.splitlines()) == 1, r.stderr
+    assert '--optimize bf16: bf16 decoding needs bfloat16 arithmetic' in r.stderr, r.stderr

@@ -24,7 +24,11 @@ from transformer_nb.generation_config import (
     check_flags,
     from_args,
 )
-from .deploy import CompileUnavailable, add_deploy_arguments, deployment
+from transformer_nb.deploy import (
+    DeploymentUnavailable,
+    add_deploy_arguments,
+    deployment,
+)
 from .deploy import optimize_for
 from .utils import ArgumentParser, float_in, in_ipython, int_in, run_main
 
@@ -233,8 +237,8 @@ def _model(p: ArgumentParser, a, ckpt: Path) -> tuple:
     model, tok = Transformer.from_pretrained(ckpt), Tokenizer.load(ckpt)
     try:
         model = optimize_for(model, deployment(a))  # a copy to decode with
-    except CompileUnavailable as e:  # the machine, not the flags or the files
-        p.error(f"--optimize compiled: {e.reason}; choose another --optimize")
+    except DeploymentUnavailable as e:  # the machine, not the flags or the files
+        p.error(f"--optimize {e.how}: {e.reason}; choose another --optimize")
     try:
         check_tokenizer(model, tok)  # the rule the translator and the exports apply
     except ValueError as e:

@@ -433,10 +433,7 @@ class GreedySearch(DecodingStrategy):
 
     @classmethod
     def check(cls, c) -> None:
-        beams = (
-            "more than one beam is beam search (generate picks it from num_beams "
-            "> 1): set num_beams=1"
-        )
+        beams = "more than one beam is beam search: set num_beams=1"
         require(c, cls.who, num_beams=(1, beams), num_beam_groups=(1, beams))
         require(c, cls.who, diversity_penalty=(0.0, "it acts between beam groups"))
         if not cls.sample:

@@ -7,7 +7,11 @@ __all__ = ['build_parser', 'main']
 
 # %% ../nbs/97a_translate_cli.ipynb #e4146754
 import argparse, os, sys, warnings
-from .deploy import CompileUnavailable, add_deploy_arguments, deployment
+from transformer_nb.deploy import (
+    DeploymentUnavailable,
+    add_deploy_arguments,
+    deployment,
+)
 from .generation_config import add_arguments, check_flags, from_args
 from .model import check_model_dir
 from .translate import Translator
@@ -144,9 +148,9 @@ def _load(args: argparse.Namespace) -> Translator:
             truecase=not args.no_truecase,
             spell_digits=not args.keep_digits,
         )
-    except CompileUnavailable as e:  # the machine, not the flags or the files
+    except DeploymentUnavailable as e:  # the machine, not the flags or the files
         raise UsageError(
-            f"--optimize compiled: {e.reason}; choose another --optimize"
+            f"--optimize {e.how}: {e.reason}; choose another --optimize"
         ) from None
     except (OSError, ValueError) as e:  # missing or broken files, a foreign tokenizer
         raise type(e)(f"cannot load the model from {args.checkpoint}: {e}") from None
