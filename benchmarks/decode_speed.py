@@ -34,7 +34,7 @@ all test verses, greedy. The last line is JSON, also written to data/decode_spee
 
 Needs `pip install "transformer-nb[bench]"` (transformers, ctranslate2); the package never imports them.
 """
-import argparse, gc, json, statistics, subprocess, sys, tempfile, time
+import argparse, gc, json, platform, statistics, subprocess, sys, tempfile, time
 from pathlib import Path
 
 import torch
@@ -42,7 +42,7 @@ import sacrebleu
 
 from transformer_nb.marian import marian_copy
 from transformer_nb.data import load_bible
-from transformer_nb.deploy import optimize_for
+from transformer_nb.deploy import bf16_arithmetic, optimize_for
 from transformer_nb.generate import generate
 from transformer_nb.translate import Translator, tensor_of
 
@@ -67,6 +67,8 @@ class Systems:
         self.tok, self.c = tok, model.config
         self.model = optimize_for(model, 'auto')  # prepacked, as Translator.from_pretrained decodes
         self.q8 = optimize_for(model, 'int8')
+        # bfloat16 where the processor multiplies in it (AVX512-BF16, AMX), else not measured
+        self.b16 = optimize_for(model, 'bf16') if bf16_arithmetic() else None
         self.compiled = optimize_for(model, 'compiled')  # compiles here, once (not timed)
         self.hf = marian_copy(model) if use_hf else None
         self.ct2, self.threads = {}, 1
@@ -97,8 +99,8 @@ class Systems:
     def limit(self, rows):
         return min(self.c.max_len, max(map(len, rows)) + 50)
 
-    def ours(self, rows, beams, int8=False, compiled=False):
-        m = self.q8 if int8 else self.compiled if compiled else self.model
+    def ours(self, rows, beams, int8=False, compiled=False, bf16=False):
+        m = self.q8 if int8 else self.compiled if compiled else self.b16 if bf16 else self.model
         src, n = tensor_of(rows), self.limit(rows)
         out = generate(m, src, num_beams=beams, max_new_tokens=n, length_penalty=1.0)
         return [strip(r, self.c) for r in out.tolist()]
@@ -170,16 +172,49 @@ def cache_speedup(model, batch, n: int) -> float:
     return round(t[False][0] / min(t[True]), 2)
 
 
-def int8_bleu(model, tok, test, batch: int) -> dict:
-    "Greedy BLEU of float32 and int8 decoding on all test verses (the plain search)."
+def deployment_bleu(model, tok, test, batch: int) -> dict:
+    "Greedy BLEU of float32, int8 and (where the processor computes in it) bf16 decoding on all test verses."
     res, plain = {}, dict(num_beams=1, no_repeat_ngram_size=0, rerank=None)
-    for q in (None, 'int8'):
+    for q in (None, 'int8', 'bf16'):
+        if q == 'bf16' and not bf16_arithmetic(): continue
         tr = Translator(optimize_for(model, q or 'auto'), tok, batch_size=batch, split=False, **plain)
         res[q or 'float32'] = sacrebleu.corpus_bleu(tr.translate(list(test.src)),
                                                     [list(test.tgt)]).score
-    return {'bleu_float32_greedy': round(res['float32'], 2),
-            'bleu_int8_greedy': round(res['int8'], 2),
-            'int8_bleu_delta': round(res['int8'] - res['float32'], 2)}
+    out = {'bleu_float32_greedy': round(res['float32'], 2)}
+    for q in ('int8', 'bf16'):
+        if q in res:
+            out |= {f'bleu_{q}_greedy': round(res[q], 2), f'{q}_bleu_delta': round(res[q] - res['float32'], 2)}
+    return out
+
+
+def goals(res: dict) -> list:
+    """The speed goals against CTranslate2 (ratios > 1: ours faster), each with its figure and whether it is met.
+    One thread, and for float32 also each system at its best thread count (this process at 1, a process of its
+    own at --separate N)."""
+    sec, sep = res.get('seconds', {}), next((v for k, v in res.items() if k.startswith('separate_seconds')), {})
+    best = lambda name: min(x for x in (sec.get(name), sep.get(name)) if x is not None)
+    out = []
+
+    def goal(text, figure, target):
+        if figure is not None:
+            out.append({'goal': text, 'figure': round(figure, 3), 'target': target, 'met': figure >= target})
+
+    for kind in ('greedy', 'beam4'):
+        goal(f'float32 {kind} >= 0.8x CTranslate2 float32, one thread', res.get(f'{kind}_vs_ct2'), 0.8)
+        if sep:
+            goal(f'float32 {kind} >= 0.8x CTranslate2 float32, each at its best thread count',
+                 best(f'ct2 {kind}') / best(f'ours {kind}'), 0.8)
+        if abs(res.get('bf16_bleu_delta', 1)) <= 0.2:  # near-lossless: the goal applies
+            goal(f'bf16 {kind} >= 1.0x CTranslate2 float32, one thread', res.get(f'bf16_{kind}_vs_ct2'), 1.0)
+    goal('int8 greedy >= 1.0x CTranslate2 int8, one thread', res.get('int8_greedy_vs_ct2_int8'), 1.0)
+    lossless = [k for k in ('greedy', 'bf16 greedy', 'int8 greedy')
+                if k == 'greedy' or abs(res.get(f"{k.split()[0]}_bleu_delta", 1)) <= 0.2]
+    ours = [sec[f'ours {k}'] for k in lossless if f'ours {k}' in sec]
+    theirs = [sec[k] for k in ('ct2 greedy', 'ct2 int8 greedy') if k in sec]
+    if ours and theirs:
+        goal('our fastest near-lossless greedy (BLEU within 0.2) >= 1.0x CTranslate2 fastest, one thread',
+             min(theirs) / min(ours), 1.0)
+    return out
 
 
 def main():
@@ -225,6 +260,9 @@ def main():
             jobs = {'ours greedy': lambda b: s.ours(b, 1), 'ours beam4': lambda b: s.ours(b, 4),
                     'ours int8 greedy': lambda b: s.ours(b, 1, int8=True),
                     'ours compiled greedy': lambda b: s.ours(b, 1, compiled=True)}
+            if s.b16 is not None:
+                jobs |= {'ours bf16 greedy': lambda b: s.ours(b, 1, bf16=True),
+                         'ours bf16 beam4': lambda b: s.ours(b, 4, bf16=True)}
             if s.hf is not None:
                 jobs |= {'hf greedy': lambda b: s.huggingface(b, 1),
                          'hf beam4': lambda b: s.huggingface(b, 4)}
@@ -236,7 +274,7 @@ def main():
             sfx = '' if threads == 1 else f'_{threads}threads'
             print(f"\n{threads} thread(s), {args.verses} verses, batch {args.batch}")
             for k, v in t.items():
-                ref = outs['ours int8 greedy' if 'int8' in k else f"ours {k.split()[-1]}"]
+                ref = outs['ours int8 greedy' if 'int8' in k else f"ours {k.split()[-1]}"]  # bf16: float32's
                 agree = sum(a == b for a, b in zip(outs[k], ref)) / len(ref)
                 print(f"  {k:20s} {v:7.2f} s  {args.verses / v:6.1f} verses/s  "
                       f"same output as ours: {agree:.0%}")
@@ -245,6 +283,8 @@ def main():
                 for kind in ('greedy', 'beam4'):
                     if f'{other} {kind}' in t:
                         res[f'{kind}_vs_{other}{sfx}'] = round(t[f'{other} {kind}'] / t[f'ours {kind}'], 3)
+                    if f'ours bf16 {kind}' in t and f'{other} {kind}' in t:
+                        res[f'bf16_{kind}_vs_{other}{sfx}'] = round(t[f'{other} {kind}'] / t[f'ours bf16 {kind}'], 3)
             if 'ct2 int8 greedy' in t:
                 res[f'int8_greedy_vs_ct2_int8{sfx}'] = round(
                     t['ct2 int8 greedy'] / t['ours int8 greedy'], 3)
@@ -261,8 +301,15 @@ def main():
         res[f'separate_seconds_{n}t'] = {k: round(v, 2) for k, v in t.items()}
     if not args.no_bleu:
         torch.set_num_threads(max(args.threads))
-        res |= int8_bleu(model, tok, test, args.batch)
-        print(f"\nint8 greedy BLEU change on {len(test)} test verses: {res['int8_bleu_delta']:+.2f}")
+        res |= deployment_bleu(model, tok, test, args.batch)
+        for q in ('int8', 'bf16'):
+            if f'{q}_bleu_delta' in res:
+                print(f"\n{q} greedy BLEU change on {len(test)} test verses: {res[f'{q}_bleu_delta']:+.2f}")
+    res['cpu'] = next((l.split(': ', 1)[1].strip() for l in open('/proc/cpuinfo') if l.startswith('model name')),
+                      platform.processor() or 'unknown')
+    res['goals'] = goals(res)
+    for g in res['goals']:
+        print(f"{'met ' if g['met'] else 'MISSED'} {g['figure']:6.3f} (target {g['target']}): {g['goal']}")
     print(json.dumps(res))
     out = args.out or (None if args.quick else Path(__file__).resolve().parents[1] / 'data/decode_speed.json')
     if out: Path(out).write_text(json.dumps(res, indent=1) + '\n')
