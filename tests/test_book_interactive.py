@@ -208,8 +208,8 @@ def test_speed_bars_name_their_values(visits):
     `data/decode_speed.json` gives; a system not measured is written n/a, not drawn as an empty place."""
     bench = json.loads((ROOT / 'data' / 'decode_speed.json').read_text())
     who = {'ours': 'ours', 'Hugging Face': 'hf', 'CTranslate2': 'ct2'}
-    kind = {'greedy': 'greedy', 'beam 4': 'beam4', 'greedy, int8': 'int8 greedy',
-            'greedy, compiled step': 'compiled greedy'}
+    kind = {'greedy': 'greedy', 'beam 4': 'beam4', 'greedy, int8': 'int8 greedy', 'greedy, bf16': 'bf16 greedy',
+            'beam 4, bf16': 'bf16 beam4', 'greedy, compiled step': 'compiled greedy'}
     nb = 'nbs/18_production'
     v = visits(nb)
     chart = chart_with(v, nb, '"yOffset"')
