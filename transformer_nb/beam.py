@@ -68,9 +68,10 @@ class BeamSearch(DecodingStrategy):
         require_no_sampling(c, cls.who)
         if c.max_new_tokens == 0:
             raise ValueError(f"{cls.who} needs max_new_tokens >= 1 (or None), got 0")
-        if cls.grouped and c.num_beam_groups < 2:
-            raise ValueError(f"{cls.who} needs num_beam_groups >= 2, got 1")
-        if not cls.grouped:
+        if cls.grouped:
+            if c.num_beam_groups < 2:
+                raise ValueError(f"{cls.who} needs num_beam_groups >= 2, got 1")
+        else:
             groups = "groups of beams are diverse beam search (DiverseBeamSearch)"
             why = "it acts between beam groups: set num_beam_groups > 1"
             require(c, cls.who, num_beam_groups=(1, groups))
