@@ -23,7 +23,8 @@ from .deploy import check_optimization, deployed_as, optimize_for
 from .generation_config import CHOSEN, GenerationConfig
 from .sentences import digits_to_words, split_clauses, split_sentences
 from .sentences import truecase, words_to_digits
-from .sentences import LEARNED_AS_TYPED, SPELLINGS, capitalized_words
+from .sentences import LEARNED_AS_TYPED, SPELLINGS, STAND_INS
+from .sentences import capitalized_words
 from .sentences import FUNCTION_WORDS, language_of
 
 # %% ../nbs/15_translate.ipynb #99358ffc
@@ -99,6 +100,8 @@ class Translator:
         truecase: bool = True,
         # numbers in digits: spelled in words for the model, written back in digits
         spell_digits: bool = True,
+        # numbers said in place of those in digits (chapter 9c); (): each spelled
+        stand_ins: Sequence[int] = STAND_INS,
         generation_config: GenerationConfig | None = None,  # None: CHOSEN (chapter 17)
         **overrides,  # settings of the config, as num_beams=1
     ):
@@ -109,12 +112,13 @@ class Translator:
         check_tokenizer(model, tokenizer)
         self.model = model  # decoded as it is: never copied, moved or changed here
         self.tok, self.batch_size, self.direction = tokenizer, batch_size, direction
-        self._set_text_rules(split, truecase, spell_digits)
+        self._set_text_rules(split, truecase, spell_digits, stand_ins)
 
 # %% ../nbs/15_translate.ipynb #87278971
 @patch
-def _set_text_rules(self: Translator, split, truecase, spell_digits):
-    "How lines are read: cut into sentences, recased, numbers spelled (each a bool)."
+def _set_text_rules(self: Translator, split, truecase, spell_digits, stand_ins):
+    """How lines are read: cut into sentences, recased, numbers spelled (each a bool),
+    and the numbers said in place of those in digits."""
     flags = dict(split=split, truecase=truecase, spell_digits=spell_digits)
     for name, v in flags.items():
         if not isinstance(v, bool):
@@ -122,6 +126,15 @@ def _set_text_rules(self: Translator, split, truecase, spell_digits):
     self.split = split
     self.capitals = capitalized_words(self.tok) if truecase else ()
     self.spell = SPELLINGS.get(self.direction) if spell_digits else None
+    said = list(stand_ins) if isinstance(stand_ins, (tuple, list)) else [None]
+    if not all(type(s) is int and 1 < s < 10**6 for s in said) or len(set(said)) < len(
+        said
+    ):
+        raise ValueError(
+            "stand_ins must be distinct whole numbers from 2 to 999999, got "
+            f"{stand_ins!r}"
+        )
+    self.stand_ins = tuple(said)
 
 # %% ../nbs/15_translate.ipynb #58535f3e
 @patch(cls_method=True)
@@ -308,14 +321,12 @@ def translate_ids(
 # %% ../nbs/15_translate.ipynb #10ce1808
 @patch
 def _numbers(self: Translator, lines: list) -> tuple:
-    """Each line with its numbers in digits spelled in words (`spell_digits`), and the
-    numbers of each: (lines to read, numbers)."""
+    """Each line with its numbers in digits spelled in words (`spell_digits`), by their
+    stand-ins where there are, and the numbers of each: (lines to read, numbers)."""
     if self.spell is None:
         return lines, [[] for _ in lines]
-    done = [
-        digits_to_words(l, self.spell[0]) if isinstance(l, str) else (l, [])
-        for l in lines
-    ]
+    say = lambda l: digits_to_words(l, self.spell[0], self.stand_ins)
+    done = [say(l) if isinstance(l, str) else (l, []) for l in lines]
     return [t for t, _ in done], [n for _, n in done]
 
 
