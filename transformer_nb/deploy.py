@@ -42,8 +42,8 @@ def onednn_available() -> bool:
 
 # %% ../nbs/13a_deploy.ipynb #6f380925
 class PackedLinear(nn.Module):
-    """`nn.Linear` for float32 CPU inference: the weight prepacked once in oneDNN's
-    blocked layout."""
+    """`nn.Linear` for CPU inference in the weight's dtype (float32, or bfloat16 where
+    the CPU computes in it): the weight prepacked once in oneDNN's blocked layout."""
 
     def __init__(
         self,
@@ -56,9 +56,9 @@ class PackedLinear(nn.Module):
         self.weight, self.bias, self.batch_hint = weight, bias, batch_hint
         self.out_features, self.in_features = weight.shape
         self.packed = torch.ops.mkldnn._reorder_linear_weight(
-            weight.detach().float(), batch_hint
+            weight.detach(), batch_hint
         )
-        self._bias = None if bias is None else bias.detach().float()
+        self._bias = None if bias is None else bias.detach()
 
     def forward(self, x: Tensor) -> Tensor:  # (..., in) -> (..., out)
         return torch.ops.mkldnn._linear_pointwise(
@@ -171,7 +171,8 @@ def bf16_arithmetic(device: torch.device | str = 'cpu') -> bool:
 def cast_bf16(
     model: nn.Module,  # a float model; it is copied, not changed
 ) -> nn.Module:  # a bfloat16 copy on the model's device
-    "A copy of `model` in bfloat16 for decoding, on a device that computes in it."
+    """A copy of `model` in bfloat16 for decoding, on a device that computes in it;
+    on a CPU, every linear layer prepacked (`PackedLinear`)."""
     p = next(model.parameters())
     if not bf16_arithmetic(p.device):
         raise DeploymentUnavailable(
@@ -179,7 +180,10 @@ def cast_bf16(
             "bf16 decoding needs bfloat16 arithmetic (a CPU with AVX512-BF16 or AMX, "
             f"or a GPU), which this {p.device.type} lacks",
         )
-    return unpack_linears(copy.deepcopy(model)).to(torch.bfloat16).eval()
+    m = unpack_linears(copy.deepcopy(model)).to(torch.bfloat16).eval()
+    if p.device.type == 'cpu':  # bf16 arithmetic implies oneDNN: packed, as float32
+        swap_linears(m, PackedLinear)
+    return m
 
 # %% ../nbs/13a_deploy.ipynb #2daa7211
 def cached_step(
@@ -308,8 +312,8 @@ DEPLOYMENTS = {
     'auto': 'packed where it applies (a float32 model on a CPU with oneDNN), else none',
     'packed': 'every linear layer prepacked for oneDNN (float32, CPU)',
     'int8': 'int8 weights in every matrix product (CPU)',
-    'bf16': 'weights and arithmetic in bfloat16 (a CPU with AVX512-BF16 or AMX, or a '
-    'GPU)',
+    'bf16': 'weights and arithmetic in bfloat16, prepacked on a CPU (one with '
+    'AVX512-BF16 or AMX), or on a GPU',
     'compiled': 'a decoding step compiled by torch.compile (CPU; compiles once, in '
     'tens of seconds)',
     'none': 'the model as it is',
