@@ -268,6 +268,7 @@ class MultiHeadAttention(nn.Module):
         self.q_proj = nn.Linear(d_model, d_model, bias=bias)  # W_q
         self.kv_proj = nn.Linear(d_model, 2 * d_model, bias=bias)  # [W_k; W_v]
         self.out_proj = nn.Linear(d_model, d_model, bias=bias)  # W_o
+        self.fused_qkv = None  # [W_q; W_k; W_v] as one product: a deployment's (13a)
         self._init_projections()
 
 # %% ../nbs/02_multihead.ipynb #d843921c
@@ -370,6 +371,15 @@ def keys_values(self: MultiHeadAttention, x: Tensor) -> tuple[Tensor, Tensor]:
     k, v = self.kv_proj(x).chunk(2, dim=-1)
     return self.split_heads(k), self.split_heads(v)
 
+# %% ../nbs/02_multihead.ipynb #a3a25874
+@patch
+def _project_self(self: MultiHeadAttention, x: Tensor) -> tuple:
+    """Queries, keys and values of the sequence `x`: 3 × (B, h, L, d_k); in one product
+    where `fused_qkv` (W_q, W_k and W_v stacked) is set."""
+    if self.fused_qkv is None:
+        return (self.split_heads(self.q_proj(x)), *self.keys_values(x))
+    return tuple(map(self.split_heads, self.fused_qkv(x).chunk(3, dim=-1)))
+
 # %% ../nbs/02_multihead.ipynb #448b9416
 @patch
 def forward(
@@ -390,7 +400,7 @@ def forward(
     if cache is not None and cache.cross:
         return self._cross_cached(query, key_value, mask, need_weights, cache)
     if key_value is None:  # self-attention: queries, keys and values of one sequence
-        q, (k, v) = self.split_heads(self.q_proj(query)), self.keys_values(query)
+        q, k, v = self._project_self(query)
         if cache is not None:
             k, v = cache.append(k, v)  # (B, h, L_cached + L_q, d_k)
     else:
