@@ -126,7 +126,8 @@ def digits_to_words(
     With `stand_ins`, a number from 2 on is said as the next stand-in whose words
     `text` does not hold, and listed as (stand-in, number)."""
     numbers = []
-    free = [s for s in stand_ins if not re.search(rf'\b{spell(s)}\b', text, re.I)]
+    said_in = lambda s: re.search(rf'\b{re.escape(spell(s))}\b', text, re.I)
+    free = [s for s in stand_ins if not said_in(s)]
 
     def words(m: re.Match) -> str:
         n = int(m[0])
