@@ -1,6 +1,6 @@
 """The matrix products of one decoding step of the book's model, in every kernel PyTorch offers a CPU.
 
-    python benchmarks/linear_kernels.py            # one thread, about two minutes
+    python benchmarks/linear_kernels.py            # one thread, about a minute
     python benchmarks/linear_kernels.py --quick    # a smoke run: fewer calls
 
 A decoding step multiplies the same weights over and over by a few rows: per decoder layer the

@@ -127,7 +127,8 @@ def digits_to_words(
     `text` does not hold, and listed as (stand-in, number)."""
     numbers = []
     said_in = lambda s: re.search(rf'\b{re.escape(spell(s))}\b', text, re.I)
-    free = [s for s in stand_ins if not said_in(s)]
+    # a line without digits (most lines) costs no search
+    free = [s for s in stand_ins if not said_in(s)] if _NUMBER.search(text) else []
 
     def words(m: re.Match) -> str:
         n = int(m[0])
