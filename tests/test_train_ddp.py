@@ -1,5 +1,6 @@
 """Distributed data parallel through torchrun on the CPU (gloo, localhost): two processes with one batch each reach the
-weights of one process that accumulates the same two batches."""
+weights of one process that accumulates the same two batches, and so does one process alone under torchrun (in DDP,
+its first batch under no_sync): the path a one-GPU machine takes."""
 import os, subprocess, sys
 from pathlib import Path
 
@@ -25,11 +26,22 @@ def test_two_processes_match_one_with_accumulation(tmp_path):
     one = subprocess.run([sys.executable, *common, '--out-dir', str(tmp_path / 'one'), '--accum-steps', '2'],
                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert one.returncode == 0, one.stderr[-3000:]
-    torchrun = [sys.executable, '-m', 'torch.distributed.run', '--standalone', '--nnodes=1', '--nproc_per_node=2']
-    two = subprocess.run([*torchrun, *common, '--out-dir', str(tmp_path / 'two'), '--accum-steps', '1'],
-                         cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert 'distributed:' not in one.stderr  # no torchrun, no process group
+    torchrun = [sys.executable, '-m', 'torch.distributed.run', '--standalone', '--nnodes=1']
+    two = subprocess.run([*torchrun, '--nproc_per_node=2', *common, '--out-dir', str(tmp_path / 'two'),
+                          '--accum-steps', '1'], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert two.returncode == 0, two.stderr[-3000:]
+    assert 'distributed: 2 processes (gloo)' in two.stderr
+    alone = subprocess.run([*torchrun, '--nproc_per_node=1', *common, '--out-dir', str(tmp_path / 'alone'),
+                            '--accum-steps', '2'], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert alone.returncode == 0, alone.stderr[-3000:]
+    assert 'distributed: 1 process (gloo)' in alone.stderr
     a, b = load_checkpoint(tmp_path / 'one' / 'checkpoint.pt'), load_checkpoint(tmp_path / 'two' / 'checkpoint.pt')
+    c = load_checkpoint(tmp_path / 'alone' / 'checkpoint.pt')
+    assert c['step'] == STEPS and len(c['rng']) == 1
+    worst_alone = max((a['model'][k] - c['model'][k]).abs().max().item() for k in a['model'])
+    print(f'max |w_1proc - w_1proc_ddp| after {STEPS} updates: {worst_alone:.2e}')
+    assert worst_alone < 1e-6
     assert a['step'] == b['step'] == STEPS
     assert len(b['rng']) == 2  # one random state per process
     worst = max((a['model'][k] - b['model'][k]).abs().max().item() for k in a['model'])

@@ -127,8 +127,12 @@ def _setup_process(self: Trainer):
     self.device = resolve_device(self.cfg.device)
     if self.device.type == 'cuda':
         torch.cuda.set_device(self.device)
-    if self.world > 1 and not dist.is_initialized():
+    # torchrun's processes join a group even when alone, so that one GPU runs the
+    # same DDP code as eight (its rendezvous address: MASTER_ADDR, set by torchrun)
+    launched = 'MASTER_ADDR' in env and 'WORLD_SIZE' in env
+    if (launched or self.world > 1) and not dist.is_initialized():
         dist.init_process_group('nccl' if self.device.type == 'cuda' else 'gloo')
+    self.ddp = dist.is_available() and dist.is_initialized()  # the model is in DDP
     if self.device.type == 'cpu':  # the cores, shared among this machine's processes
         share = (os.cpu_count() or 1) // int(env.get('LOCAL_WORLD_SIZE', 1))
         torch.set_num_threads(self.cfg.threads or max(1, share))
@@ -270,15 +274,15 @@ def _setup_model(self: Trainer):
 def _wrap_model(self: Trainer):
     "`self.net`, what the training step calls: the model, in DDP, compiled if asked."
     self.net = self.model
-    if self.world > 1:
+    if self.ddp:
         ids = [self.device.index] if self.device.type == 'cuda' else None
         # no buffers to broadcast at every step: the only ones are the fixed position
         # tables, and the asynchronous broadcasts can hang gloo's teardown at exit
         self.net = nn.parallel.DistributedDataParallel(
             self.model, device_ids=ids, broadcast_buffers=False
         )
-    if self.cfg.compile:
-        self.net = torch.compile(self.net)
+    if self.cfg.compile:  # dynamic: one graph for batches of every shape (all differ)
+        self.net = torch.compile(self.net, dynamic=True)
 
 # %% ../nbs/12_training.ipynb #48e53b84
 @patch
@@ -329,6 +333,7 @@ def load_state_dict(self: Trainer, ckpt: dict):
 @patch
 def save(self: Trainer):
     "Write `checkpoint.pt` (to resume) and a weight snapshot (to average), atomically."
+    self._drain()
     state = self.state_dict()  # every process takes part: random states are gathered
     self._saved_step = self.step
     if not self.is_main:
@@ -395,8 +400,10 @@ def _accumulate(self: Trainer, group: list, n_tok: int) -> tuple:
     pad, bos, dev = self.tok.pad_token_id, self.tok.bos_token_id, self.device
     loss_sum = nll_sum = 0.0
     for i, (src, tgt) in enumerate(group):
+        if dev.type == 'cuda':  # from pinned memory the copy need not wait for the GPU
+            src, tgt = src.pin_memory(), tgt.pin_memory()
         src, tgt = src.to(dev, non_blocking=True), tgt.to(dev, non_blocking=True)
-        last = i == len(group) - 1 or self.world == 1
+        last = i == len(group) - 1 or not self.ddp
         with contextlib.nullcontext() if last else self.net.no_sync():  # one all-reduce
             loss, nll, _ = batch_loss(
                 self.net, src, tgt, self.cfg.label_smoothing, pad, bos, self.autocast
@@ -497,6 +504,7 @@ def _validation_loss(self: Trainer, model: nn.Module) -> dict:
 @patch
 def validate(self: Trainer, model: nn.Module | None = None, split='valid') -> dict:
     "Validate on rank 0, share the loss, log it, keep the best weights, count patience."
+    self._drain()
     res = self._validation_loss(model or self.model)
     res['step'] = self.step
     if self.is_main:
@@ -529,14 +537,12 @@ def _signals(self: Trainer, defer: bool = False):
 def _stop_reason(self: Trainer) -> str | None:
     "Why training should stop now (the same answer on every process), or None."
     c = self.cfg
-    out_of_time = bool(c.time_budget and self._clock() >= 60 * c.time_budget)
-    flags = torch.tensor(
-        [self._stop_signal is not None, out_of_time],
-        dtype=torch.float32,
-        device=self.device,
-    )
-    if self.world > 1:
-        dist.all_reduce(flags, op=dist.ReduceOp.MAX)
+    flags = [self._stop_signal is not None]
+    flags.append(bool(c.time_budget and self._clock() >= 60 * c.time_budget))
+    if self.world > 1:  # any process's reason is every process's
+        t = torch.tensor(flags, dtype=torch.float32, device=self.device)
+        dist.all_reduce(t, op=dist.ReduceOp.MAX)
+        flags = [bool(f) for f in t.tolist()]
     reasons = (  # in order of precedence
         ('interrupted', flags[0]),
         ('max_steps', c.max_steps and self.step >= c.max_steps),
@@ -582,9 +588,7 @@ def fit(self: Trainer) -> dict:
 def _one_update(self: Trainer, bar):
     "One update and what falls due after it: a log row, the epoch's end, a validation."
     c, t = self.cfg, time.perf_counter()
-    out = self.train_step(self._next_group())
-    if self.device.type == 'cuda':
-        torch.cuda.synchronize()
+    out = self.train_step(self._next_group())  # on a GPU: queued, not waited for
     self._acc['time'] += time.perf_counter() - t
     self.step += 1
     self.tokens_seen += out['update_tokens']
@@ -593,6 +597,7 @@ def _one_update(self: Trainer, bar):
     if bar is not None:  # one step more, and the time left if only the clock limits it
         advance_bar(bar, 60 * c.time_budget - self._clock() if c.time_budget else None)
     if self.step % c.log_every == 0:
+        self._drain()
         self._log_train(self._acc, out, bar)
         self._acc = _empty_acc()
     if self.sampler.position >= len(self.sampler):  # the epoch is over
@@ -606,6 +611,15 @@ def _one_update(self: Trainer, bar):
         self.save()
 
 # %% ../nbs/12_training.ipynb #bd5cbd77
+@patch
+def _drain(self: Trainer):
+    "Wait for the updates queued on a GPU; the wait is training time of the interval."
+    if self.device.type == 'cuda':
+        t = time.perf_counter()
+        torch.cuda.synchronize(self.device)
+        self._acc['time'] += time.perf_counter() - t
+
+
 @patch
 def _log_train(self: Trainer, acc: dict, out: dict, bar):
     "A row of the log: the interval's means over all processes, lr, tokens/s, MFU."

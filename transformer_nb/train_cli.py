@@ -310,6 +310,17 @@ def _report(trainer: Trainer, summary: dict, args, interrupted: bool):
     if args.bleu:
         print(json.dumps(score_run(trainer, args.export_weights, args.export)))
 
+# %% ../nbs/96_train_cli.ipynb #1f2f4a15
+def _announce(trainer: Trainer):
+    "Which arithmetic, and why (a preset's speed depends on it); torchrun's processes."
+    print(f'precision: {trainer.precision}', file=sys.stderr)
+    if trainer.ddp:  # how many processes, which backend
+        n = trainer.world
+        print(
+            f"distributed: {n} process{'es' * (n > 1)} ({dist.get_backend()})",
+            file=sys.stderr,
+        )
+
 # %% ../nbs/96_train_cli.ipynb #3f43891e
 def main(argv=None) -> int:
     "`transformer-nb train`: train or resume a run, maybe export and score it: status."
@@ -324,13 +335,13 @@ def main(argv=None) -> int:
         trainer = Trainer(cfg, resume=ckpt or False, overwrite=args.overwrite)
     except FileExistsError as e:
         raise UsageError(str(e)) from None
-    if trainer.is_main:  # which arithmetic, and why: a preset's speed depends on it
-        print(f'precision: {trainer.precision}', file=sys.stderr)
+    if trainer.is_main:
+        _announce(trainer)
     summary = trainer.fit()
     interrupted = summary['stopped'] in ('interrupted', 'killed')
     if trainer.is_main:
         _report(trainer, summary, args, interrupted)
-    if trainer.world > 1:
+    if trainer.ddp:
         dist.barrier()  # every process done with its collectives first
         dist.destroy_process_group()
     return 130 if interrupted else 0
