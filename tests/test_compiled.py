@@ -35,3 +35,16 @@ def test_compiled_decoding_is_the_models_own():
     # one graph for one row per memory row (greedy, sampling), one for beams
     assert torch._dynamo.utils.counters['stats']['unique_graphs'] == 2
     assert all(torch.equal(v, before[k]) for k, v in model.state_dict().items())
+
+
+def test_training_forward_is_one_graph():
+    "The trainer's compiled forward pass (torch.compile of the model) has no graph break: none at the id checks."
+    torch.manual_seed(0)
+    config = TransformerConfig(src_vocab_size=50, d_model=32, n_heads=4, d_ff=64, n_encoder_layers=1,
+                               n_decoder_layers=1, max_len=40)
+    model = Transformer(config).train()
+    src, tgt_in = torch.randint(4, 50, (3, 7)), torch.randint(4, 50, (3, 5))
+    torch._dynamo.reset()
+    explained = torch._dynamo.explain(model)(src, tgt_in)
+    assert explained.graph_break_count == 0, explained.break_reasons
+    assert explained.graph_count == 1

@@ -157,8 +157,13 @@ def _live_rows(mask: Tensor) -> Tensor:
 def _sdpa_masked(q, k, v, mask: Tensor, dropout_p: float, scale) -> Tensor:
     "SDPA with `mask`; rows with no key to attend to are unblocked, then zeroed."
     live = _live_rows(mask)  # (..., L_q, 1)
-    # nothing fully masked (the usual case): no fix-up needed
-    if q.device.type == 'cpu' and bool(live.all()):
+    # nothing fully masked (the usual case): no fix-up needed (a check that waits for
+    # the values: on a CPU alone, and not in a compiled graph, which it would break)
+    if (
+        q.device.type == 'cpu'
+        and not torch.compiler.is_compiling()
+        and bool(live.all())
+    ):
         return F.scaled_dot_product_attention(
             q, k, v, attn_mask=mask, dropout_p=dropout_p, scale=scale
         )

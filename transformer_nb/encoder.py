@@ -61,15 +61,16 @@ def padding_mask(ids: Tensor, pad_token_id: int = 0) -> Tensor:
 
 def check_token_ids(ids: Tensor, vocab_size: int, name: str = 'ids') -> None:
     """Raise a clear error unless `ids` is a (B, L) integer tensor with values in [0,
-    vocab_size)."""
+    vocab_size). The values are read in one transfer (one wait for a GPU), and not
+    while `torch.compile` traces: a compiled graph has no break for them."""
     if not isinstance(ids, Tensor):
         raise TypeError(f"{name} must be a torch.Tensor, got {type(ids).__name__}")
     if ids.dtype not in (torch.int64, torch.int32):
         raise TypeError(f"{name} must hold integer token ids (int64), got {ids.dtype}")
     if ids.dim() != 2:
         raise ValueError(f"{name} must have shape (B, L), got {tuple(ids.shape)}")
-    if ids.numel():
-        lo, hi = ids.min().item(), ids.max().item()
+    if ids.numel() and not torch.compiler.is_compiling():
+        lo, hi = torch.stack(torch.aminmax(ids)).tolist()
         if lo < 0 or hi >= vocab_size:
             raise ValueError(
                 f"{name} must be in [0, {vocab_size}) (the vocabulary), got values in "
