@@ -16,6 +16,7 @@ from fastcore.basics import patch
 from .multihead import MultiHeadAttention
 from .decoder import DecoderCache, kv_cache_over
 from .model import set_attn_implementation
+from .utils import cuda_bf16
 from .kv_cache import IncrementalDecoder, next_logits
 
 # %% ../nbs/13a_deploy.ipynb #850ae2ae
@@ -182,7 +183,7 @@ def bf16_arithmetic(device: torch.device | str = 'cpu') -> bool:
     AVX512-BF16 or AMX (oneDNN's test)."""
     d = torch.device(device)
     if d.type == 'cuda':
-        return torch.cuda.is_bf16_supported()
+        return cuda_bf16(d)  # not a GPU that emulates it (a T4)
     return d.type == 'cpu' and torch.ops.mkldnn._is_mkldnn_bf16_supported()
 
 # %% ../nbs/13a_deploy.ipynb #717d5e6b

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, asdict, fields
 import torch
 from fastcore.basics import patch
 
-from .utils import check_fields
+from .utils import check_fields, cuda_bf16
 from .model import PRESETS, TransformerConfig
 from .data import Tokenizer, load_bible
 from .short_pairs import concat_pairs, short_pairs
@@ -291,7 +291,7 @@ def resolve_precision(precision: str, device: torch.device) -> torch.dtype:
     if precision in ('auto', 'native'):
         if not cuda:
             return torch.float32
-        return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+        return torch.bfloat16 if cuda_bf16(device) else torch.float16  # a T4: fp16
     if precision == 'bf16' and torch.device(device).type == 'cpu' and not cpu_bf16():
         warnings.warn(
             "this CPU has no bfloat16 instructions (AVX512-BF16 or AMX): bf16 runs "

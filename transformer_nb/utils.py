@@ -4,10 +4,10 @@
 
 # %% auto #0
 __all__ = ['DEVICES', 'DEBUG_ENV', 'USER_ERRORS', 'ISSUES', 'SLIPS', 'INSTALL', 'SHIPPED_PREFIX', 'PRETRAINED', 'CONFIG_NAME',
-           'WEIGHTS_NAME', 'TOKENIZER_NAME', 'LEGACY_WEIGHTS_NAME', 'mps_available', 'resolve_device', 'in_ipython',
-           'int_in', 'float_in', 'check_fields', 'ArgumentParser', 'UsageError', 'run_main', 'PlainProgress',
-           'progress', 'need', 'output_dir', 'ModelFileError', 'shipped_path', 'pretrained_path', 'resolve_model_dir',
-           'read_weights']
+           'WEIGHTS_NAME', 'TOKENIZER_NAME', 'LEGACY_WEIGHTS_NAME', 'mps_available', 'resolve_device', 'cuda_bf16',
+           'in_ipython', 'int_in', 'float_in', 'check_fields', 'ArgumentParser', 'UsageError', 'run_main',
+           'PlainProgress', 'progress', 'need', 'output_dir', 'ModelFileError', 'shipped_path', 'pretrained_path',
+           'resolve_model_dir', 'read_weights']
 
 # %% ../nbs/00_utils.ipynb #f9497d20
 import argparse, dataclasses, importlib, json, linecache, math, os, sys, time
@@ -66,6 +66,16 @@ def resolve_device(
             "use 'cpu' or 'auto'"
         )
     return device
+
+# %% ../nbs/00_utils.ipynb #4baaa9b4
+def cuda_bf16(device: torch.device | str | None = None) -> bool:
+    """Whether a CUDA GPU (default: the current one) computes in bfloat16, not emulates
+    it."""
+    if not torch.cuda.is_available():
+        return False
+    if torch.version.hip:  # AMD's GPUs under ROCm
+        return True
+    return torch.cuda.get_device_capability(device)[0] >= 8
 
 # %% ../nbs/00_utils.ipynb #86e30054
 def in_ipython() -> bool:
