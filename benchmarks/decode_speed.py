@@ -61,6 +61,28 @@ def strip(row, c):
     return [i for i in row if i not in (c.pad_token_id, c.bos_token_id)]
 
 
+def limit_of(rows, c) -> int:
+    "The length limit of a batch: its longest source + 50 tokens, capped by max_len."
+    return min(c.max_len, max(map(len, rows)) + 50)
+
+
+def decode_ours(model, rows, beams, device='cpu'):
+    "Our `generate` on one batch of source ids: output ids per row."
+    c, src = model.config, tensor_of(rows).to(device)
+    out = generate(model, src, num_beams=beams, max_new_tokens=limit_of(rows, c), length_penalty=1.0)
+    return [strip(r, c) for r in out.tolist()]
+
+
+def decode_hf(hf, c, rows, beams, device='cpu'):
+    "Hugging Face `generate` of a `marian_copy` on one batch, with the same settings as ours."
+    src = tensor_of(rows).to(device)
+    out = hf.generate(input_ids=src, attention_mask=src != c.pad_token_id, num_beams=beams,
+                      do_sample=False, max_new_tokens=limit_of(rows, c), length_penalty=1.0,
+                      early_stopping=False, pad_token_id=c.pad_token_id, eos_token_id=c.eos_token_id,
+                      decoder_start_token_id=c.bos_token_id, bos_token_id=c.bos_token_id)
+    return [strip(r, c) for r in out.tolist()]
+
+
 class Systems:
     "Callables that decode one batch of source ids and return output ids, per system and setting."
     def __init__(self, model, tok, use_ct2: bool, use_hf: bool, tmp: str):
@@ -97,21 +119,14 @@ class Systems:
         gc.collect()
 
     def limit(self, rows):
-        return min(self.c.max_len, max(map(len, rows)) + 50)
+        return limit_of(rows, self.c)
 
     def ours(self, rows, beams, int8=False, compiled=False, bf16=False):
         m = self.q8 if int8 else self.compiled if compiled else self.b16 if bf16 else self.model
-        src, n = tensor_of(rows), self.limit(rows)
-        out = generate(m, src, num_beams=beams, max_new_tokens=n, length_penalty=1.0)
-        return [strip(r, self.c) for r in out.tolist()]
+        return decode_ours(m, rows, beams)
 
     def huggingface(self, rows, beams):
-        src, c = tensor_of(rows), self.c
-        out = self.hf.generate(input_ids=src, attention_mask=src != c.pad_token_id, num_beams=beams,
-                               do_sample=False, max_new_tokens=self.limit(rows), length_penalty=1.0,
-                               early_stopping=False, pad_token_id=c.pad_token_id, eos_token_id=c.eos_token_id,
-                               decoder_start_token_id=c.bos_token_id, bos_token_id=c.bos_token_id)
-        return [strip(r, c) for r in out.tolist()]
+        return decode_hf(self.hf, self.c, rows, beams)
 
     def ctranslate(self, rows, beams, q='float32'):
         piece = self.tok.sp.id_to_piece
