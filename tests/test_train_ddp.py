@@ -52,3 +52,14 @@ def test_two_processes_match_one_with_accumulation(tmp_path):
     assert la['tokens'] == lb['tokens']
     assert max(abs(x - y) for x, y in zip(la['loss'], lb['loss'])) < 1e-4
     assert lb['loss'][-1] < lb['loss'][0] - 0.2  # and it did train
+
+
+def test_no_process_group_without_torchrun(tmp_path, monkeypatch):
+    "A platform's stray MASTER_ADDR and WORLD_SIZE=1, without torchrun's RANK and MASTER_PORT: no process group."
+    from transformer_nb.train import Trainer
+    monkeypatch.setenv('MASTER_ADDR', '127.0.0.1')
+    monkeypatch.setenv('WORLD_SIZE', '1')
+    for k in ('RANK', 'MASTER_PORT'):
+        monkeypatch.delenv(k, raising=False)
+    trainer = Trainer(TrainConfig.preset('tiny', out_dir=str(tmp_path / 'run'), device='cpu'), overwrite=True)
+    assert not trainer.ddp and not dist.is_initialized()

@@ -128,8 +128,10 @@ def _setup_process(self: Trainer):
     if self.device.type == 'cuda':
         torch.cuda.set_device(self.device)
     # torchrun's processes join a group even when alone, so that one GPU runs the
-    # same DDP code as eight (its rendezvous address: MASTER_ADDR, set by torchrun)
-    launched = 'MASTER_ADDR' in env and 'WORLD_SIZE' in env
+    # same DDP code as eight: torchrun sets the four variables of its rendezvous
+    launched = all(
+        k in env for k in ('MASTER_ADDR', 'MASTER_PORT', 'RANK', 'WORLD_SIZE')
+    )
     if (launched or self.world > 1) and not dist.is_initialized():
         dist.init_process_group('nccl' if self.device.type == 'cuda' else 'gloo')
     self.ddp = dist.is_available() and dist.is_initialized()  # the model is in DDP
