@@ -126,8 +126,8 @@ def decoding(args, device) -> dict:
     "The shipped model on the CPU and the GPU (same tokens?), and Hugging Face generate beside ours on the GPU."
     torch.backends.cuda.matmul.allow_tf32 = False; torch.backends.cudnn.allow_tf32 = False
     tok = Tokenizer.load(pretrained_path('book'))
-    batches = batches_of(tok, load_bible('test', src_lang='es').src[:args.verses], 32, 256)
     cpu = Transformer.from_pretrained('book').float().eval()
+    batches = batches_of(tok, load_bible('test', src_lang='es').src[:args.verses], 32, cpu.config.max_len)
     dev = Transformer.from_pretrained('book').float().to(device).eval()
     try:
         hf = marian_copy(cpu).to(device).eval()
@@ -166,10 +166,14 @@ def ddp(args, tmp: Path) -> dict:
            '--log-every', '5', '--eval-every', '1000', '--save-every', '1000', '--average-last', '1',
            '--out-dir', str(tmp / 'ddp')]
     t0 = time.perf_counter()
-    p = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True, timeout=600)
+    try:  # a hung collective must not take the whole run's time
+        p = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True, timeout=args.ddp_timeout)
+    except subprocess.TimeoutExpired as e:
+        out = e.stderr.decode(errors='replace') if isinstance(e.stderr, bytes) else e.stderr or ''
+        p = subprocess.CompletedProcess(cmd, None, '', out + f'\n(killed after {args.ddp_timeout} s)')
     backend = 'nccl' if resolve_device(args.device).type == 'cuda' else 'gloo'
     res = {'returncode': p.returncode, 'seconds': round(time.perf_counter() - t0, 1),
-           'stderr_tail': p.stderr[-1500:] if p.returncode else None}
+           'stderr_tail': p.stderr[-1500:] if p.returncode != 0 else None}
     loss = read_log(tmp / 'ddp' / 'log.csv')['train']['loss'] if p.returncode == 0 else []
     res['loss_first_last'] = [round(loss[0], 3), round(loss[-1], 3)] if loss else None
     res['checks'] = {'ran': p.returncode == 0, 'process_group': f'distributed: 1 process ({backend})' in p.stderr,
@@ -247,6 +251,7 @@ def parse(argv):
     ap.add_argument('--log-every', type=int, default=10, help='updates per logged interval, precision runs')
     ap.add_argument('--speed-steps', type=int, default=60, help='updates of each speed run')
     ap.add_argument('--speed-log-every', type=int, default=10)
+    ap.add_argument('--ddp-timeout', type=int, default=180, help='seconds the torchrun run may take')
     ap.add_argument('--book-steps', type=int, default=500, help="updates of the 'book' preset's timed run")
     ap.add_argument('--tolerance', type=float, default=0.03,
                     help="the largest relative difference of a logged loss from float32's")
