@@ -34,7 +34,7 @@ import torch
 
 from transformer_nb.data import Tokenizer, load_bible
 from transformer_nb.marian import marian_copy
-from transformer_nb.model import TOKENIZER_NAME, Transformer, pretrained_path
+from transformer_nb.model import TOKENIZER_NAME, Transformer, TransformerConfig, pretrained_path
 from transformer_nb.recipe import TrainConfig
 from transformer_nb.runlog import peak_flops, read_log
 from transformer_nb.schedule import make_optimizer
@@ -93,6 +93,12 @@ def system(args, device) -> dict:
     return res
 
 
+def curve_diff(curve: list, ref: list, tolerance: float) -> tuple[float, bool]:
+    "The largest relative difference of a loss curve from a reference curve; within tolerance?"
+    rel = max(abs(a - b) / b for a, b in zip(curve, ref))
+    return round(rel, 4), len(curve) == len(ref) and rel <= tolerance
+
+
 def precision(args, tmp: Path) -> dict:
     "float32, bf16 and fp16 (scaled) from the same start on the same batches: the curves, fp16's health."
     torch.backends.cuda.matmul.allow_tf32 = False; torch.backends.cudnn.allow_tf32 = False
@@ -109,10 +115,8 @@ def precision(args, tmp: Path) -> dict:
               f"{run['seconds']} s", flush=True)
     ref = res['fp32']['loss_curve']
     for p in variants[1:]:
-        curve = res[p]['loss_curve']
-        rel = max(abs(a - b) / b for a, b in zip(curve, ref))
-        res[p]['max_rel_diff_vs_fp32'] = round(rel, 4)
-        checks[f'{p}_curve_within_tolerance'] = len(curve) == len(ref) and rel <= args.tolerance
+        res[p]['max_rel_diff_vs_fp32'], checks[f'{p}_curve_within_tolerance'] = curve_diff(
+            res[p]['loss_curve'], ref, args.tolerance)
     res['checks'] = checks
     return res
 
@@ -200,7 +204,6 @@ def book(args, tmp: Path) -> dict:
 
 def adam_step_ms(device, model_name: str) -> dict:
     "One Adam update of a model's parameters (random gradients): fused, foreach and per tensor, median ms."
-    from transformer_nb.model import TransformerConfig
     model = Transformer(TransformerConfig.preset(model_name, src_vocab_size=8000)).to(device)
     for p in model.parameters(): p.grad = torch.randn_like(p) * 1e-3
     res = {}
@@ -229,10 +232,9 @@ def speed(args, tmp: Path, put) -> dict:
         res = put(name, {**run, 'max_tokens': tokens[model]})
     checks = {}
     for model in tokens:  # the compiled model trains as the eager one: the same losses
-        eager, compiled = curves[f'{model}_bf16'], curves[f'{model}_bf16_compile']
-        rel = max(abs(a - b) / b for a, b in zip(compiled, eager))
-        put(f'{model}_compile_max_rel_diff', round(rel, 4))
-        checks[f'{model}_compile_same_losses'] = len(compiled) == len(eager) and rel <= args.tolerance
+        rel, checks[f'{model}_compile_same_losses'] = curve_diff(
+            curves[f'{model}_bf16_compile'], curves[f'{model}_bf16'], args.tolerance)
+        put(f'{model}_compile_max_rel_diff', rel)
         put(f'{model}_compile_speedup', round(res[f'{model}_bf16_compile']['tokens_per_s']
                                               / res[f'{model}_bf16']['tokens_per_s'], 2))
     return {**res, 'checks': checks}
