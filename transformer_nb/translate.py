@@ -127,9 +127,8 @@ def _set_text_rules(self: Translator, split, truecase, spell_digits, stand_ins):
     self.capitals = capitalized_words(self.tok) if truecase else ()
     self.spell = SPELLINGS.get(self.direction) if spell_digits else None
     said = list(stand_ins) if isinstance(stand_ins, (tuple, list)) else [None]
-    if not all(type(s) is int and 1 < s < 10**6 for s in said) or len(set(said)) < len(
-        said
-    ):
+    whole = all(type(s) is int and 1 < s < 10**6 for s in said)
+    if not whole or len(set(said)) < len(said):
         raise ValueError(
             "stand_ins must be distinct whole numbers from 2 to 999999, got "
             f"{stand_ins!r}"
