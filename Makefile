@@ -11,7 +11,7 @@ test: install check-export check-clean html system-deps pytest
 
 # The inner loop (about two minutes): the package in sync and clean, and the tests that need neither the built book,
 # nor a fresh environment, nor a training run.
-FAST_TESTS := structure notebooks layout quoted_numbers defaults bad_input random_text translate_cli evaluate_cli release
+FAST_TESTS := structure first_reading book_map notebooks layout quoted_numbers defaults bad_input random_text translate_cli evaluate_cli release
 test-fast: check-export check-clean
 	$(PYTHON) -m pytest $(FAST_TESTS:%=tests/test_%.py) --durations=10
 
