@@ -180,3 +180,90 @@ def test_bf16_where_the_processor_cannot(model_dir, command):
     r = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
     assert r.returncode == 2 and len(r.stderr.splitlines()) == 1, r.stderr
     assert '--optimize bf16: bf16 decoding needs bfloat16 arithmetic' in r.stderr, r.stderr
+
+
+# Streaming: what is translated is written at once, in order, whatever stops the command.
+
+def start(model_dir, *args, out=None):
+    "The command in a fresh process group, its input a pipe left open: the Popen."
+    env = {**os.environ, 'PYTHONPATH': str(ROOT) + os.pathsep + os.environ.get('PYTHONPATH', ''), 'OMP_NUM_THREADS': '1'}
+    return subprocess.Popen([sys.executable, '-m', 'transformer_nb.translate_cli', '--checkpoint', str(model_dir),
+                             '--beams', '1', '--max-new-tokens', '4', *args, *(['--output', str(out)] if out else [])],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=ROOT,
+                            start_new_session=True)
+
+
+def lines_on_disk(path, proc, at_least=1, limit=300):
+    "Wait (at most `limit` s, never as a measure) until `path` holds `at_least` whole lines; the lines."
+    import time
+    for _ in range(limit * 10):
+        text = path.read_text(encoding='utf-8') if path.exists() else ''
+        if text.count('\n') >= at_least or proc.poll() is not None:
+            return text.splitlines()
+        time.sleep(0.1)
+    return text.splitlines()
+
+
+def verses(n):
+    from transformer_nb.data import load_bible
+    src = load_bible('valid', src_lang='es').src
+    return [src[i % len(src)] for i in range(n)]
+
+
+def test_first_lines_are_written_before_the_input_ends(model_dir, tmp_path):
+    "Two lines sent, the input left open: the first translation is on disk, the command still reading."
+    proc = start(model_dir, out=tmp_path / 'out.txt')
+    try:
+        proc.stdin.write(''.join(s + '\n' for s in SENTENCES).encode())
+        proc.stdin.flush()
+        got = lines_on_disk(tmp_path / 'out.txt', proc, at_least=1)
+        assert proc.poll() is None, proc.stderr.read().decode()  # still waiting for input
+        assert got == expected(model_dir, SENTENCES[:1], num_beams=1, max_new_tokens=4)
+    finally:
+        proc.kill()
+        proc.communicate()
+
+
+@pytest.mark.parametrize('sig', ['SIGINT', 'SIGTERM'])
+def test_a_stop_leaves_the_translated_prefix(model_dir, tmp_path, sig):
+    """Ctrl-C (SIGINT to the process group) or SIGTERM mid-run: every translated line is on disk, whole and in order,
+    one line on stderr says how many, exit status 130."""
+    import signal
+    lines = verses(3000)
+    proc = start(model_dir, out=tmp_path / 'out.txt')
+    proc.stdin.write(''.join(s + '\n' for s in lines).encode())
+    proc.stdin.flush()  # the input stays open: the command cannot finish by itself
+    lines_on_disk(tmp_path / 'out.txt', proc, at_least=40)
+    os.killpg(proc.pid, getattr(signal, sig))
+    _, err = proc.communicate()
+    err = err.decode()
+    got = (tmp_path / 'out.txt').read_text(encoding='utf-8')
+    assert proc.returncode == 130 and len(err.splitlines()) == 1, err
+    assert got.endswith('\n') and 40 <= got.count('\n') < len(lines)
+    done = got.splitlines()
+    assert f'interrupted; {len(done)} translated line(s) in {tmp_path / "out.txt"}' in err, err
+    assert done == expected(model_dir, lines[:len(done)], num_beams=1, max_new_tokens=4)
+
+
+def peak_memory(model_dir, tmp_path, n):
+    "The peak resident memory (kB) of the command translating n lines from a file to a file."
+    src = tmp_path / f'in{n}.txt'
+    src.write_text(''.join(s + '\n' for s in verses(n)), encoding='utf-8')
+    code = ('import resource, sys\nfrom transformer_nb.translate_cli import main\nfrom transformer_nb.utils import run_main\n'
+            'status = run_main(main)\nprint(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n'
+            'sys.exit(status)')
+    env = {**os.environ, 'PYTHONPATH': str(ROOT) + os.pathsep + os.environ.get('PYTHONPATH', ''), 'OMP_NUM_THREADS': '1'}
+    with open(src, 'rb') as f:
+        r = subprocess.run([sys.executable, '-c', code, '--checkpoint', str(model_dir), '--beams', '1',
+                            '--max-new-tokens', '2', '--output', str(tmp_path / f'out{n}.txt')],
+                           stdin=f, capture_output=True, text=True, env=env, cwd=ROOT, timeout=900)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / f'out{n}.txt').read_text(encoding='utf-8').count('\n') == n
+    return int(r.stderr.split()[-1])
+
+
+def test_memory_is_bounded_by_a_window(model_dir, tmp_path):
+    "Ten times the lines, not ten times the memory: 30,000 lines peak within 1.5x of 3,000."
+    small, large = peak_memory(model_dir, tmp_path, 3000), peak_memory(model_dir, tmp_path, 30000)
+    print(f'peak memory: 3,000 lines {small / 1024:.0f} MB, 30,000 lines {large / 1024:.0f} MB')
+    assert large <= 1.5 * small, (small, large)
