@@ -80,3 +80,18 @@ def test_export_never_replaces_a_model_silently(tmp_path):
     (mine / 'config.json').write_text('{}')
     r = train('--preset', 'tiny', '--out-dir', str(tmp_path / 'run'), '--export', str(mine))
     assert r.returncode == 2 and f'--export {mine} holds a model already' in r.stderr
+
+
+def test_unwritable_folders_are_refused_before_training(tmp_path):
+    """A folder that cannot be written (in /proc, which no one may write, root included) is one line and exit
+    status 2 before any data is loaded: the run's folder is never made."""
+    import pytest
+    if not Path('/proc/self').is_dir():
+        pytest.skip('no /proc on this system')
+    cases = {'--export': ['--out-dir', str(tmp_path / 'run'), '--export', '/proc/transformer_nb/model'],
+             '--out-dir': ['--out-dir', '/proc/transformer_nb/run']}
+    for flag, args in cases.items():
+        r = train('--preset', 'tiny', *args)
+        assert r.returncode == 2 and len(r.stderr.splitlines()) == 1, r.stderr
+        assert f'{flag} /proc/transformer_nb/' in r.stderr and 'cannot write in /proc' in r.stderr, r.stderr
+    assert not (tmp_path / 'run').exists()

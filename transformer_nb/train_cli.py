@@ -6,7 +6,7 @@
 __all__ = ['presets_help', 'build_parser', 'config_from_flags', 'score_model', 'score_run', 'main']
 
 # %% ../nbs/96_train_cli.ipynb #f94d0360
-import argparse, dataclasses, json, re, sys, typing
+import argparse, dataclasses, json, re, sys, tempfile, typing
 from dataclasses import fields
 from pathlib import Path
 
@@ -272,6 +272,23 @@ def _shipped(folder: Path) -> bool:
     except (FileNotFoundError, ValueError):  # no shipped model installed
         return False
 
+# %% ../nbs/96_train_cli.ipynb #19f55308
+def _check_writable(flag: str, folder: Path):
+    """A usage error unless `folder` can be made and written: a file written (and
+    removed) in it, or in the nearest folder above it that exists."""
+    at = next(p for p in (folder, *folder.parents) if p.exists())
+    if not at.is_dir():
+        raise UsageError(
+            f"{flag} {folder}: a file is in the way ({at}; a folder is written there)"
+        )
+    try:
+        tempfile.TemporaryFile(dir=at).close()
+    except OSError as e:
+        raise UsageError(
+            f"{flag} {folder}: cannot write in {at} ({e.strerror}); "
+            "choose another folder"
+        ) from None
+
 # %% ../nbs/96_train_cli.ipynb #19f55309
 def _check_outputs(cfg: TrainConfig, args):
     "Usage errors that can be found before any data is loaded: device, files, export."
@@ -282,11 +299,10 @@ def _check_outputs(cfg: TrainConfig, args):
     for flag, f in (('--corpus', cfg.corpus), ('--tokenizer', cfg.tokenizer)):
         if f is not None and not Path(f).is_file():
             raise UsageError(f"{flag} {f}: no such file")
+    _check_writable('--out-dir', Path(cfg.out_dir))
     out = Path(args.export) if args.export else None
-    if out and out.exists() and not out.is_dir():
-        raise UsageError(
-            f"--export {out}: a file is in the way (a folder is written there)"
-        )
+    if out:
+        _check_writable('--export', out)
     if out and (out / CONFIG_NAME).is_file() and not args.overwrite:
         raise UsageError(
             f"--export {out} holds "
@@ -295,6 +311,19 @@ def _check_outputs(cfg: TrainConfig, args):
         )
 
 # %% ../nbs/96_train_cli.ipynb #2946c3de
+def _export(trainer: Trainer, args) -> Path:
+    """The model exported to --export; if that fails after all (the disk filled, the
+    folder was removed), into the run's folder, and an error that says where."""
+    try:
+        return trainer.export(args.export, args.export_weights)
+    except OSError as e:
+        kept = trainer.export(trainer.out / 'export', args.export_weights)
+        raise OSError(
+            f"--export {args.export}: {e.strerror or e}; the trained model is saved "
+            f"in {kept} instead"
+        ) from None
+
+
 def _report(trainer: Trainer, summary: dict, args, interrupted: bool):
     "Print the summary; then either how to continue, or the export and the scores."
     print(json.dumps(summary, default=float))
@@ -306,7 +335,7 @@ def _report(trainer: Trainer, summary: dict, args, interrupted: bool):
         )
         return
     if args.export:
-        print(f'saved {trainer.export(args.export, args.export_weights)}')
+        print(f'saved {_export(trainer, args)}')
     if args.bleu:
         print(json.dumps(score_run(trainer, args.export_weights, args.export)))
 
