@@ -131,3 +131,39 @@ def test_the_command_reads_a_resumed_checkpoint_once(tmp_path, tokenizer, monkey
     assert train_cli.main(['--resume', '--out-dir', str(tmp_path / 'r'), '--max-steps', '3', '--threads', '1']) == 0
     assert reads == ['checkpoint.pt']
     assert load_checkpoint(tmp_path / 'r' / 'checkpoint.pt')['step'] == 3
+
+
+SAVE_INTERRUPTED = '''
+import os, signal, sys, torch
+from transformer_nb.train_cli import main
+from transformer_nb.utils import run_main
+
+save = torch.save
+
+
+def ctrl_c_twice_mid_save(obj, f, *args, **kw):
+    "The first periodic checkpoint: two SIGINTs while it is written, as a user pressing Ctrl-C twice."
+    if getattr(f, 'name', '').endswith('checkpoint.pt.tmp') and not getattr(ctrl_c_twice_mid_save, 'done', 0):
+        ctrl_c_twice_mid_save.done = 1
+        os.kill(os.getpid(), signal.SIGINT)
+        os.kill(os.getpid(), signal.SIGINT)
+    return save(obj, f, *args, **kw)
+
+
+torch.save = ctrl_c_twice_mid_save
+sys.exit(run_main(main, prog='transformer-nb train'))
+'''
+
+
+def test_second_ctrl_c_during_a_save_is_clean(tmp_path, tokenizer):
+    """Ctrl-C twice while a periodic checkpoint is written: the write finishes whole, then the run stops at once,
+    exit status 130, no traceback and no error; the checkpoint loads and the run resumes from it."""
+    args = cli(tmp_path / 'run', tokenizer, '--max-steps', '40', '--save-every', '5')[3:]
+    r = run([sys.executable, '-c', SAVE_INTERRUPTED, *args])
+    assert r.returncode == 130, r.stderr[-2000:]
+    assert 'Traceback' not in r.stderr and 'error' not in r.stderr, r.stderr[-2000:]
+    assert f'stopped by a signal at step 5; continue with: --resume --out-dir {tmp_path / "run"}' in r.stderr
+    assert load_checkpoint(tmp_path / 'run' / 'checkpoint.pt')['step'] == 5
+    assert not list((tmp_path / 'run').glob('*.tmp'))
+    resumed = run(cli(tmp_path / 'run', tokenizer, '--resume', '--max-steps', '8'))
+    assert resumed.returncode == 0, resumed.stderr[-2000:]

@@ -4,8 +4,9 @@
 
 # %% auto #0
 __all__ = ['CHECKPOINT_NAME', 'SNAPSHOT_DIR', 'BEST_NAME', 'AVERAGED_NAME', 'LOG_NAME', 'snapshot_path', 'list_snapshots',
-           'changed_settings', 'clear_run', 'rng_state', 'set_rng_state', 'gather_rng_states', 'atomic_save',
-           'catch_stop_signals', 'remove_debris', 'average_state_dicts', 'load_checkpoint', 'average_checkpoints']
+           'changed_settings', 'clear_run', 'rng_state', 'set_rng_state', 'gather_rng_states', 'signals_held',
+           'atomic_save', 'catch_stop_signals', 'remove_debris', 'average_state_dicts', 'load_checkpoint',
+           'average_checkpoints']
 
 # %% ../nbs/91_checkpoints.ipynb #b7e79cd5
 import contextlib, os, random, shutil, signal, sys, threading
@@ -78,6 +79,27 @@ def gather_rng_states(world: int = 1) -> list:
     dist.all_gather_object(states, rng_state())
     return states
 
+# %% ../nbs/91_checkpoints.ipynb #bd4ec1dc
+@contextlib.contextmanager
+def signals_held():
+    """SIGINT and SIGTERM held while the block runs, then delivered in order to their
+    handlers (main thread only: elsewhere no handler can be set)."""
+    old = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    main = threading.current_thread() is threading.main_thread()
+    if not main or None in old.values():  # or a handler Python did not set
+        yield  # leave them be
+        return
+    got = []
+    for s in old:
+        signal.signal(s, lambda signum, frame: got.append(signum))
+    try:
+        yield
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+        for s in got:  # a handler may raise (KeyboardInterrupt): the rest is moot
+            signal.raise_signal(s)
+
 # %% ../nbs/91_checkpoints.ipynb #bd4ec1df
 def atomic_save(obj, path) -> Path:
     "torch.save to a temporary file next to `path`, flushed, then renamed over `path`."
@@ -85,12 +107,13 @@ def atomic_save(obj, path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + '.tmp')
     try:
-        with open(tmp, 'wb') as f:
-            torch.save(obj, f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:  # also Ctrl-C: leave the old file as it was, and no debris
+        with signals_held():  # Ctrl-C waits until the file is written and in place
+            with open(tmp, 'wb') as f:
+                torch.save(obj, f)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, path)
+    except BaseException:  # a failed write: the old file as it was, and no debris
         tmp.unlink(missing_ok=True)
         raise
     return path
