@@ -82,10 +82,27 @@ def test_english_input_to_the_spanish_model_is_named():
     "The shipped model reads Spanish: English lines are translated as asked, with one warning line that says so."
     r = run('--checkpoint', 'book', '--num-beams', '1', 'In the beginning God created the heavens and the earth.')
     assert r.returncode == 0 and len(r.stdout.splitlines()) == 1, r.stderr
-    assert r.stderr.strip() == ('warning: the input reads as English, but this model translates es-en: '
-                                'give it Spanish sentences'), r.stderr
+    assert r.stderr.strip() == ('warning: 1 line(s) read as English, but this model translates es-en: '
+                                'give it Spanish sentences (the first: line 0)'), r.stderr
     r = run('--checkpoint', 'book', '--num-beams', '1', 'En el principio creó Dios los cielos y la tierra.')
     assert r.returncode == 0 and r.stderr == '', r.stderr
+
+
+def test_binary_input_is_named_not_translated():
+    """Random bytes on standard input (a binary file piped by mistake): one line out per line in, those made of
+    bytes that are not text left blank, and one warning that counts them; a line of Spanish among them translates."""
+    import random
+    rng = random.Random(0)
+    junk = [bytes(rng.randrange(256) for _ in range(80)).replace(b'\n', b' ') for _ in range(30)]
+    verse = 'Jehová es mi pastor; nada me faltará.'.encode()
+    data = b'\n'.join(junk[:15] + [verse] + junk[15:]) + b'\n'
+    env = {**os.environ, 'PYTHONPATH': str(ROOT) + os.pathsep + os.environ.get('PYTHONPATH', '')}
+    r = subprocess.run([sys.executable, '-m', 'transformer_nb.translate_cli', '--checkpoint', 'book', '--num-beams', '1'],
+                       input=data, capture_output=True, env=env, cwd=ROOT, timeout=300)
+    out, err = r.stdout.decode().split('\n')[:-1], r.stderr.decode()
+    assert r.returncode == 0 and len(out) == 31, err
+    assert sum(line == '' for line in out) >= 28 and out[15], out
+    assert 'line(s) held characters that are not text' in err and err.count('warning:') <= 2, err
 
 
 def test_empty_input(model_dir):

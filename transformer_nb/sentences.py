@@ -5,10 +5,11 @@
 # %% auto #0
 __all__ = ['ABBREVIATIONS', 'LEARNED_AS_TYPED', 'STAND_INS', 'SPELLINGS', 'FUNCTION_WORDS', 'split_sentences', 'split_clauses',
            'truecase', 'capitalized_words', 'digits_to_words', 'words_to_digits', 'english_forms', 'spanish_forms',
-           'language_of']
+           'language_of', 'letter_ngrams', 'LanguageGuess', 'language_guess']
 
 # %% ../nbs/09c_sentences.ipynb #3117b77d
-import math, re
+import functools, math, re, unicodedata
+from collections import Counter
 from typing import Callable, Container, Sequence
 
 from .numbers import NUMBER_WORDS, english_number, spanish_number
@@ -234,3 +235,48 @@ def language_of(lines, least: int = 5) -> str | None:
     total = sum(counts.values())
     best = max(counts, key=counts.get)
     return best if total >= least and counts[best] >= 0.8 * total else None
+
+# %% ../nbs/09c_sentences.ipynb #9c1a0002
+def letter_ngrams(text: str, n: int = 3) -> list:
+    "The letter n-grams of a line: its words in lower case, joined by single spaces."
+    t = ' ' + ' '.join(re.findall(r"[^\W\d_]+", text.lower())) + ' '
+    return [t[i : i + n] for i in range(len(t) - n + 1)] if t.strip() else []
+
+
+class LanguageGuess:
+    "Which language a line reads as, from the letter trigrams of each language's lines."
+
+    def __init__(self, texts: dict, top: int = 4000, neither: float = -9.5, least=8):
+        self.least, self.neither, self.logp, self.floor = least, neither, {}, {}
+        for lang, lines in texts.items():  # {'es': [...], 'en': [...]}
+            counts = Counter(g for line in lines for g in letter_ngrams(line))
+            total, kept = sum(counts.values()), counts.most_common(top)
+            self.logp[lang] = {g: math.log(c / total) for g, c in kept}
+            self.floor[lang] = math.log(kept[-1][1] / total / 4)  # rarer than any kept
+
+    def scores(self, line: str) -> dict:
+        "Each language's mean log-probability of the line's trigrams ({} if too short)."
+        grams = letter_ngrams(line)
+        if len(grams) < self.least:
+            return {}
+        return {
+            lang: sum(lp.get(g, self.floor[lang]) for g in grams) / len(grams)
+            for lang, lp in self.logp.items()
+        }
+
+    def __call__(self, line: str) -> str | None:
+        "The language a line reads as, '?' for none of them, None if too short to tell."
+        s = self.scores(line)
+        if not s:
+            return None
+        best = max(s, key=s.get)
+        return best if s[best] > self.neither else '?'
+
+# %% ../nbs/09c_sentences.ipynb #9c1a0003
+@functools.cache
+def language_guess(pair: tuple = ('es', 'en'), lines: int = 4000) -> LanguageGuess:
+    "The guess learned from the first `lines` training verses of the shipped corpus."
+    from transformer_nb.data import load_bible
+
+    train = load_bible('train', src_lang=pair[0])
+    return LanguageGuess({pair[0]: train.src[:lines], pair[1]: train.tgt[:lines]})
