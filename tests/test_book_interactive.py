@@ -273,12 +273,12 @@ def test_every_curve_chart_answers_a_hover(visits, nb, chart):
 
 
 def test_training_curves_are_the_run_log(visits):
-    "Chapter 12's loss chart draws the exported run's log: its points are the CSV's rows."
+    "The trainer chapter's (12a) loss chart draws the exported run's log: its points are the CSV's rows."
     import csv
     rows = list(csv.DictReader(open(ROOT / 'models' / 'book_small' / 'training_log.csv')))
     want = {('train' if r['split'] == 'train' else 'validation', float(r['step'])): float(r['loss'])
             for r in rows if r['split'] in ('train', 'valid')}
-    nb = 'nbs/12_training'
+    nb = 'nbs/12a_trainer'
     v = visits(nb)
     chart = chart_with(v, nb, 'loss (label-smoothed)')
     got = {(d['curve'], d['x']): d['y'] for d in (i['datum'] for i in v.items(chart, 'symbol'))

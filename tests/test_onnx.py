@@ -64,18 +64,22 @@ def test_beam_search_on_the_graphs(exported, book):
 
 
 def test_int8_graphs_translate(exported, book):
-    "The int8 copy: a third of the size, and translations that mostly agree (the count is printed)."
+    """The int8 copy: a third of the size, and translations close to the float32 model's. How many are equal word for
+    word depends on the processor's integer kernels (ONNX Runtime picks them by CPU), so the check is chrF against
+    the float32 translations; the counts are printed."""
+    from sacrebleu.metrics import CHRF
     from transformer_nb.onnx_graphs import OnnxModel
     from transformer_nb.generate import generate
     model, tok = book
     size = lambda d: sum(f.stat().st_size for f in d.glob('*.onnx'))
     assert size(exported / "int8") < size(exported) / 2.5
-    onnx, same = OnnxModel(exported, 'int8'), 0
+    onnx, hyps, refs = OnnxModel(exported, 'int8'), [], []
     for src in batches(tok, 40):
-        same += sum(tok.decode(a) == tok.decode(b) for a, b in zip(generate(onnx, src, num_beams=1),
-                                                                       generate(model, src, num_beams=1)))
-    print(f'\nint8 graphs: {same} of 40 greedy translations equal to the float32 model\'s')
-    assert same >= 10
+        hyps += [tok.decode(a) for a in generate(onnx, src, num_beams=1)]
+        refs += [tok.decode(b) for b in generate(model, src, num_beams=1)]
+    same, chrf = sum(h == r for h, r in zip(hyps, refs)), CHRF().corpus_score(hyps, [refs]).score
+    print(f'\nint8 graphs: {same} of 40 greedy translations equal to the float32 model\'s, chrF {chrf:.1f}')
+    assert chrf >= 70, (same, chrf)
 
 
 def test_export_command_names_bad_flags(tmp_path):

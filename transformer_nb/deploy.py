@@ -264,7 +264,7 @@ class CompiledModel(nn.Module):
         return self.model.encode(src)
 
     def incremental_decoder(self, memory, src_mask, capacity: int, group: int = 1):
-        "The decoder that decoding strategies step (chapter 13's `decoder_for`)."
+        "The decoder that decoding strategies step (chapter 13c's `decoder_for`)."
         return CompiledDecoder(
             self.model, memory, src_mask, capacity, group, step=self.step
         )

@@ -14,21 +14,6 @@ from torch import nn, Tensor
 from torch.optim import Adam, Optimizer
 from torch.optim.lr_scheduler import LRScheduler
 
-# %% ../nbs/10_noam.ipynb #2c945be0
-def _check_schedule_args(d_model, warmup, factor=1.0):
-    """Raise if the Noam schedule's hyper-parameters are not positive numbers of the
-    right kind."""
-    for name, v in (('d_model', d_model), ('warmup', warmup)):
-        if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
-            raise ValueError(f"{name} must be a positive int, got {v!r}")
-    if (
-        isinstance(factor, bool)
-        or not isinstance(factor, (int, float))
-        or not factor > 0
-        or math.isinf(factor)
-    ):
-        raise ValueError(f"factor must be a positive finite number, got {factor!r}")
-
 # %% ../nbs/10_noam.ipynb #d2f243bf
 def noam_lr(
     step: int,  # optimizer updates done so far (0, 1, 2, ...)
@@ -38,15 +23,7 @@ def noam_lr(
 ) -> float:
     """Noam learning rate factor · d_model^-0.5 · min(step^-0.5, step · warmup^-1.5); 0
     at step 0."""
-    _check_schedule_args(d_model, warmup, factor)
-    try:
-        step = operator.index(step)
-    except TypeError:
-        raise TypeError(
-            f"step must be an integer, got {type(step).__name__} {step!r}"
-        ) from None
-    if step < 0:
-        raise ValueError(f"step must be >= 0, got {step}")
+    step = _checked_step(step, d_model, warmup, factor)
     # the warm-up line starts at 0 (and 0 ** -0.5 would divide by zero)
     if step == 0:
         return 0.0
@@ -77,7 +54,57 @@ class NoamScheduler(LRScheduler):
     # the schedule is a closed form: no dependence on the previous lr
     _get_closed_form_lr = get_lr
 
-# %% ../nbs/10_noam.ipynb #d5c6c6ae
+# %% ../nbs/10_noam.ipynb #0262cbbe
+def make_optimizer(
+    model_or_params: nn.Module | Iterable,  # a model, or parameters / group dicts
+    d_model: int,  # model width
+    warmup: int = 4000,  # steps of linear warm-up
+    factor: float = 1.0,  # becomes Adam's lr, which the scheduler scales
+    betas: tuple[float, float] = (0.9, 0.98),  # the paper's Adam moments
+    eps: float = 1e-9,  # the paper's Adam epsilon
+    weight_decay: float = 0.0,
+    fused: bool | None = None,  # one kernel for all parameters; None: where available
+    foreach: bool | None = None,  # the multi-tensor path instead (True: not fused)
+) -> tuple[Adam, NoamScheduler]:
+    "The paper's Adam(β₁=0.9, β₂=0.98, ε=1e-9), lr=`factor`, and its `NoamScheduler`."
+    _check_schedule_args(d_model, warmup, factor)
+    params = _param_list(model_or_params)  # trainable parameters, or the groups given
+    if fused is None:
+        fused = not foreach and _fusable(params)
+    kw = dict(betas=betas, eps=eps, weight_decay=weight_decay)
+    opt = Adam(params, lr=factor, fused=fused, foreach=foreach, **kw)
+    return opt, NoamScheduler(opt, d_model, warmup)
+
+# %% ../nbs/90b_checks_training.ipynb #2c945be0
+def _check_schedule_args(d_model, warmup, factor=1.0):
+    """Raise if the Noam schedule's hyper-parameters are not positive numbers of the
+    right kind."""
+    for name, v in (('d_model', d_model), ('warmup', warmup)):
+        if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
+            raise ValueError(f"{name} must be a positive int, got {v!r}")
+    if (
+        isinstance(factor, bool)
+        or not isinstance(factor, (int, float))
+        or not factor > 0
+        or math.isinf(factor)
+    ):
+        raise ValueError(f"factor must be a positive finite number, got {factor!r}")
+
+# %% ../nbs/90b_checks_training.ipynb #94c7684b
+def _checked_step(step, d_model, warmup, factor) -> int:
+    "The step as an int, after checking it and the schedule's hyper-parameters."
+    _check_schedule_args(d_model, warmup, factor)
+    try:
+        step = operator.index(step)
+    except TypeError:
+        raise TypeError(
+            f"step must be an integer, got {type(step).__name__} {step!r}"
+        ) from None
+    if step < 0:
+        raise ValueError(f"step must be >= 0, got {step}")
+    return step
+
+# %% ../nbs/90b_checks_training.ipynb #d5c6c6ae
 def _param_list(model_or_params) -> list:
     "A model's trainable parameters, or the given parameters or groups as a list."
     if isinstance(model_or_params, nn.Module):
@@ -101,31 +128,3 @@ def _fusable(params: list) -> bool:
     "Whether PyTorch has a fused Adam kernel for the devices of `params` (CPU, CUDA)."
     tensors = [p for g in params for p in (g['params'] if isinstance(g, dict) else [g])]
     return all(p.device.type in ('cpu', 'cuda') for p in tensors)
-
-# %% ../nbs/10_noam.ipynb #0262cbbe
-def make_optimizer(
-    model_or_params: nn.Module | Iterable,  # a model, or parameters / group dicts
-    d_model: int,  # model width
-    warmup: int = 4000,  # steps of linear warm-up
-    factor: float = 1.0,  # becomes Adam's lr, which the scheduler scales
-    betas: tuple[float, float] = (0.9, 0.98),  # the paper's Adam moments
-    eps: float = 1e-9,  # the paper's Adam epsilon
-    weight_decay: float = 0.0,
-    fused: bool | None = None,  # one kernel for all parameters; None: where available
-    foreach: bool | None = None,  # the multi-tensor path instead (True: not fused)
-) -> tuple[Adam, NoamScheduler]:
-    "The paper's Adam(β₁=0.9, β₂=0.98, ε=1e-9), lr=`factor`, and its `NoamScheduler`."
-    _check_schedule_args(d_model, warmup, factor)
-    params = _param_list(model_or_params)
-    if fused is None:
-        fused = not foreach and _fusable(params)
-    opt = Adam(
-        params,
-        lr=factor,
-        betas=betas,
-        eps=eps,
-        weight_decay=weight_decay,
-        fused=fused,
-        foreach=foreach,
-    )
-    return opt, NoamScheduler(opt, d_model, warmup)
