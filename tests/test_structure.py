@@ -19,15 +19,16 @@ ROOT = Path(__file__).resolve().parents[1]
 PKG = ROOT / 'transformer_nb'
 MAX_LLOC, MAX_COMPLEXITY = 310, 15  # 310 logical lines: about 350 physical ones before the 88-column format
 # Stated exceptions, each with its reason and its own ceiling.
-# train: the `Trainer` alone is most of the module, one method per cell in chapter 12 (opening a run, resuming, the
+# train: the `Trainer` alone is most of the module, one method per cell in chapter 12a (opening a run, resuming, the
 # update, validation, stopping, averaging, export); everything else has left the module (recipe, checkpoint, runlog,
 # train_cli). Splitting one class across modules would send a reader hunting for its methods. (435: resuming refuses
 # a checkpoint of the fused attention layout of 0.6 by name.)
-# kv_cache: chapter 13 holds the three things every decoding strategy shares, the step through the model's own layers,
+# kv_cache: the three things every decoding strategy shares, the step through the model's own layers (chapter 13),
 # the rules of a step (the logits processors) and the strategy contract with its loop (greedy search and sampling on
-# it); a reader of the chapter finds them in one module, and beam search (chapter 14) imports them from there.
+# it; chapter 13c exports them into the module); beam search (chapter 14) imports them from there.
 # multihead: the one module that knows how attention stores its projections (see the test below) also holds the
-# self-attention's path through a deployed copy's stacked product (`fused_qkv`, chapter 13a).
+# key/value cache (chapter 13 exports it into the module) and the self-attention's path through a deployed copy's
+# stacked product (`fused_qkv`, chapter 13a).
 LONGER = {'train': 435, 'kv_cache': 360, 'multihead': 320}
 SOURCE = re.compile(r'File to edit: \.\./nbs/(\S+)\.ipynb')
 

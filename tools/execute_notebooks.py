@@ -1,7 +1,7 @@
 """Execute notebooks top to bottom: refresh their stored outputs, or check that they run.
 
     python tools/execute_notebooks.py nbs/01_attention.ipynb [more.ipynb ...]
-    python tools/execute_notebooks.py nbs/12_training.ipynb --skip train
+    python tools/execute_notebooks.py nbs/12a_trainer.ipynb --skip train
     python tools/execute_notebooks.py nbs/*.ipynb --check --workdir /tmp/run --skip slow train gpu
 
 By default every code cell runs, including those flagged `slow`, `train` or `gpu` that `nbdev-test`
