@@ -33,7 +33,7 @@ class DecoderLayer(nn.Module):
     ):
         super().__init__()
         c = check_config(config, 'DecoderLayer')
-        # the modules given, else those the config names (chapter 6's registries)
+        # the modules given, else those the config names (appendix 91a's registries)
         self.self_attn = self_attn or attention_module(c)
         self.cross_attn = cross_attn or attention_module(c)
         self.ff = ff or feed_forward_module(c)
@@ -164,16 +164,6 @@ class DecoderCache:
             f"group={self.cross_attention[0].group})"
         )
 
-# %% ../nbs/13_kv_cache.ipynb #25fe6fdc
-@patch
-def reorder(
-    self: DecoderCache,
-    index: Tensor,  # (B',) long: row i takes old row index[i]
-) -> None:
-    "Keep, repeat or drop rows in every layer (re-ranked beams, finished sentences)."
-    for c in self.self_attention + self.cross_attention:
-        c.reorder(index)
-
 # %% ../nbs/13a_deploy.ipynb #b2f04522
 def kv_cache_over(
     buf: Tensor,  # (2, B, h, room, d_k): the keys, then the values
@@ -193,3 +183,13 @@ def kv_cache_over(
         c.mask = c.fast_mask = fast_mask
         c.live = live
     return c
+
+# %% ../nbs/13c_generation.ipynb #25fe6fdc
+@patch
+def reorder(
+    self: DecoderCache,
+    index: Tensor,  # (B',) long: row i takes old row index[i]
+) -> None:
+    "Keep, repeat or drop rows in every layer (re-ranked beams, finished sentences)."
+    for c in self.self_attention + self.cross_attention:
+        c.reorder(index)

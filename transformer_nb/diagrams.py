@@ -6,7 +6,8 @@
 __all__ = ['COLUMN_PX', 'MIN_TEXT_PX', 'LINK_COLOR', 'FIGURE1_PAGES', 'BOX_W', 'BOX_H', 'PITCH', 'ENC_X', 'DEC_X', 'BOTTOM',
            'ENCODER', 'DECODER', 'FIGURE1_DESC', 'HEAD_COLORS', 'NEW', 'CACHED', 'MEMORY', 'MEMORY_READ',
            'BEAM_EXAMPLE', 'tag', 'label', 'Svg', 'chapter_number', 'figure1', 'canvas', 'squares', 'harrow',
-           'draw_heads', 'mask_grids', 'draw_masks', 'draw_kv_cache', 'beam_step', 'draw_beam_step']
+           'draw_heads', 'mask_grids', 'draw_masks', 'draw_kv_cache', 'beam_step', 'draw_beam_step', 'draw_layer_flow',
+           'draw_forcing_vs_greedy']
 
 # %% ../nbs/99a_diagrams.ipynb #c3ef2a1b
 import html as _html
@@ -511,4 +512,60 @@ def draw_beam_step(running=None, probs=None, vocab=None, k: int = 2):
             va='center',
         )
     _beam_cache(ax, [c[1] for c in step['kept']], 0.2, top - k * s - 0.35)
+    return fig
+
+# %% ../nbs/99a_diagrams.ipynb #99a0f002
+def draw_layer_flow(steps: list):
+    """One layer top to bottom: `steps` of (label, shape, colour), each box with its
+    tensor's shape, the arrows of the flow, and the residual connections into the
+    sixth and the eighth box (add & norm)."""
+    gap, height = 0.42, 0.42 * len(steps) + 0.1
+    fig, ax = canvas(height)
+    ys = [height - 0.3 - gap * i for i in range(len(steps))]
+    arrow = dict(arrowstyle='->', color='#333')
+    for (what, shape, colour), y in zip(steps, ys):
+        ax.text(
+            0.5, y, what, va='center', bbox=dict(boxstyle='round', fc=colour, ec='#333')
+        )
+        ax.text(3.5, y, f'= {tuple(shape)}', va='center')
+    for y in ys[1:]:  # the flow, top to bottom
+        ax.annotate('', (0.7, y + 0.12), (0.7, y + gap - 0.12), arrowprops=arrow)
+    for top, bottom, x in ((0, 5, 0.15), (5, 7, 0.3)):  # the residual connections
+        y0, y1 = ys[top] - 0.06 * (top > 0), ys[bottom] + 0.06 * (bottom < 7)
+        ax.plot([0.45, x, x], [y0, y0, y1], color='#333', lw=1)
+        ax.annotate('', (0.45, y1), (x, y1), arrowprops=arrow)
+    return fig
+
+# %% ../nbs/99a_diagrams.ipynb #99a0f003
+def _box(ax, x, y, text, color):
+    style = dict(boxstyle='round,pad=0.3', fc=color, ec='0.5')
+    ax.text(x, y, text, ha='center', va='center', fontsize=10, bbox=style)
+
+
+def _arrow(ax, start, end):
+    ax.annotate('', end, start, arrowprops=dict(arrowstyle='->', color='0.4'))
+
+
+def draw_forcing_vs_greedy(fed: list, forced: list, greedy: list):
+    """Left, teacher forcing: the shifted reference `fed` in one causal pass, the
+    argmax `forced` at every position; right, greedy decoding: step t feeds the
+    previous outputs (grey, cached) and one new token, and gives `greedy[t]`."""
+    fig, (a, b) = subplots(1, 2, height=2.6, gridspec_kw=dict(width_ratios=[1, 1.4]))
+    for t, w in enumerate(fed):
+        _box(a, t, 0, w, '#dbe9f6')
+        _box(a, t, 2, forced[t], '#fde2c8')
+        _arrow(a, (t, 0.35), (t, 1.65))
+    cover = dict(fc='white', ec='none')
+    a.text(1.5, 1, 'one causal pass', ha='center', va='center', fontsize=10, bbox=cover)
+    a.set(xlim=(-0.6, 3.6), ylim=(-0.6, 2.6), title='training: teacher forcing')
+    steps = [fed[0]] + greedy[:-1]  # the model's own argmaxes, fed back
+    for t in range(len(steps)):
+        for p in range(t + 1):  # grey: held in the cache
+            _box(b, p, -t, steps[p], '0.85' if p < t else '#dbe9f6')
+        _arrow(b, (t + 0.4, -t), (4.15, -t))
+        _box(b, 4.7, -t, greedy[t], '#fde2c8')
+    b.set(xlim=(-0.6, 5.4), ylim=(-3.5, 0.5), title='decoding: greedy, cached')
+    for ax in (a, b):
+        ax.axis('off')
+    fig.tight_layout()
     return fig

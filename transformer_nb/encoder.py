@@ -90,12 +90,8 @@ class TransformerConfig:
 # %% ../nbs/06_encoder.ipynb #7e1446cd
 def attention_module(c: TransformerConfig) -> nn.Module:
     "The paper's multi-head attention (chapter 2), sized by the config."
-    return MultiHeadAttention(
-        c.d_model,
-        c.n_heads,
-        c.attention_dropout,
-        attn_implementation=c.attn_implementation,
-    )
+    return MultiHeadAttention(c.d_model, c.n_heads, c.attention_dropout,
+                              attn_implementation=c.attn_implementation)  # fmt: skip
 
 
 def feed_forward_module(c: TransformerConfig) -> nn.Module:
@@ -108,8 +104,7 @@ def feed_forward_module(c: TransformerConfig) -> nn.Module:
 @patch(as_prop=True)
 def tgt_vocab(self: TransformerConfig) -> int:
     "The target vocabulary's size, joint or not."
-    joint = self.tgt_vocab_size is None
-    return self.src_vocab_size if joint else self.tgt_vocab_size
+    return self.src_vocab_size if self.tgt_vocab_size is None else self.tgt_vocab_size
 
 
 @patch(as_prop=True)
@@ -130,8 +125,7 @@ def check_config(config, who: str) -> TransformerConfig:
     "`config` if it is a `TransformerConfig`, else a TypeError saying what `who` takes."
     if not isinstance(config, TransformerConfig):
         raise TypeError(
-            f"{who} takes a TransformerConfig, "
-            f"got {type(config).__name__}: "
+            f"{who} takes a TransformerConfig, got {type(config).__name__}: "
             f"{who}(TransformerConfig(d_model=..., ...))"
         )
     return config
@@ -198,9 +192,8 @@ class LayerStack(nn.Module):
         self.positions = positional_encoding(c.positional, c.d_model, c.max_len)
         self.dropout = nn.Dropout(c.dropout)
         self.layers = nn.ModuleList(layer(c) for _ in range(n_layers))
-        self.final_norm = (
-            nn.LayerNorm(c.d_model, eps=c.layer_norm_eps) if c.norm_first else None
-        )  # post-norm layers end normalised already
+        norm = nn.LayerNorm(c.d_model, eps=c.layer_norm_eps)
+        self.final_norm = norm if c.norm_first else None  # post-norm ends normalised
         self.pad_token_id, self.max_len = c.pad_token_id, c.max_len
 
 # %% ../nbs/06_encoder.ipynb #8a43d0a0

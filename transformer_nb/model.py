@@ -148,9 +148,7 @@ class TorchTransformer(nn.Module):
         self.generator = nn.Linear(c.d_model, c.src_vocab_size, bias=False)
         self.generator.weight = self.embedding.weight
 
-    def forward(
-        self, src: Tensor, tgt_in: Tensor
-    ) -> Tensor:  # (B, S), (B, T) -> (B, T, V)
+    def forward(self, src: Tensor, tgt_in: Tensor) -> Tensor:  # -> logits (B, T, V)
         T = tgt_in.size(1)
         # torch's conventions: True = blocked, True = padding
         causal = torch.ones(T, T, dtype=torch.bool, device=src.device).triu(1)

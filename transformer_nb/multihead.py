@@ -23,17 +23,14 @@ def _bad(msg: str):
 
 
 def _check_mask(mask: Tensor, scores: tuple):
-    """Raise unless `mask` is bool/float and broadcasts to the score shape `scores` =
-    (B, h, L_q, L_k)."""
+    "Raise unless `mask` is bool/float and broadcasts to `scores` = (B, h, L_q, L_k)."
     if mask.dtype != torch.bool and not mask.is_floating_point():
         raise TypeError(
             "mask must be bool (True = may attend) or floating point (added to the "
             f"scores), got {mask.dtype}"
         )
     ms = mask.shape
-    if len(ms) > 4 or any(
-        m != 1 and m != s for m, s in zip(reversed(ms), reversed(scores))
-    ):
+    if len(ms) > 4 or any(m != 1 and m != s for m, s in zip(ms[::-1], scores[::-1])):
         raise ValueError(
             f"mask of shape {tuple(ms)} does not broadcast to the scores (B, h, L_q, "
             f"L_k) = {scores}"
@@ -41,8 +38,7 @@ def _check_mask(mask: Tensor, scores: tuple):
 
 # %% ../nbs/02_multihead.ipynb #1d66bad8
 class MultiHeadAttention(nn.Module):
-    """Multi-head attention Concat(head_1..head_h) Wᴼ for self-, cross- and causal
-    attention."""
+    "Multi-head attention Concat(head_1..head_h) Wᴼ: self-, cross- and causal."
 
     def __init__(
         self,
@@ -131,10 +127,8 @@ def merge_heads(self: MultiHeadAttention, x: Tensor) -> Tensor:
 def _check_seq(self: MultiHeadAttention, name: str, x: Tensor):
     "Raise unless `x` is (B, L, d_model)."
     if x.dim() != 3 or x.size(-1) != self.d_model:
-        _bad(
-            f"{name} must have shape (B, L, d_model={self.d_model}), got "
-            f"{tuple(x.shape)}"
-        )
+        _bad(f"{name} must have shape (B, L, d_model={self.d_model}), got "
+             f"{tuple(x.shape)}")  # fmt: skip
 
 
 @patch
@@ -174,10 +168,8 @@ def forward(
             k, v = cache.append(k, v)  # (B, h, L_cached + L_q, d_k)
     else:
         if cache is not None:
-            _bad(
-                "a self-attention cache was given with key_value; "
-                "for cross-attention use KVCache(cross=True)"
-            )
+            _bad("a self-attention cache was given with key_value; "
+                 "for cross-attention use KVCache(cross=True)")  # fmt: skip
         q, k, v = self._project_cross(query, key_value)
     return self._attend(q, k, v, mask, is_causal, need_weights)
 
@@ -187,10 +179,8 @@ def _project_cross(self: MultiHeadAttention, query: Tensor, key_value: Tensor):
     "Queries from `query`, keys and values from `key_value`: 3 × (B, h, L, d_k)."
     self._check_seq('key_value', key_value)
     if key_value.size(0) != query.size(0):
-        _bad(
-            f"query and key_value batch sizes differ: "
-            f"{tuple(query.shape)} vs {tuple(key_value.shape)}"
-        )
+        _bad(f"query and key_value batch sizes differ: "
+             f"{tuple(query.shape)} vs {tuple(key_value.shape)}")  # fmt: skip
     return (self.split_heads(self.q_proj(query)), *self.keys_values(key_value))
 
 # %% ../nbs/02_multihead.ipynb #b0427a30
@@ -222,20 +212,15 @@ def copy_to_torch(ours: MultiHeadAttention, theirs: nn.MultiheadAttention) -> No
             theirs.in_proj_bias.copy_(torch.cat([w[n][1] for n in 'qkv']))
         theirs.out_proj.load_state_dict(ours.out_proj.state_dict())
 
-# %% ../nbs/13_kv_cache.ipynb #ffbd9194
+# %% ../nbs/13_kv_cache.ipynb #cccb9dad
 class KVCache:
     """Keys and values of one attention layer while decoding, `(B, h, L, d_k)` views of
     one buffer."""
 
-    def __init__(
-        self,
-        # positions to reserve at the first append (0: start small, double)
-        capacity: int = 0,
-        # True: the keys/values of a fixed memory, set once by `update`
-        cross: bool = False,
-        # cross only: consecutive query rows sharing one cached row (beams)
-        group: int = 1,
-    ):
+    # capacity: positions to reserve at the first append (0: start small, double);
+    # cross: a fixed memory's keys/values, set once by `update`; group (cross only):
+    # consecutive query rows sharing one cached row (beams)
+    def __init__(self, capacity: int = 0, cross: bool = False, group: int = 1):
         if not isinstance(capacity, int) or capacity < 0:
             raise ValueError(f"capacity must be a non-negative int, got {capacity!r}")
         if not isinstance(group, int) or group < 1 or (group > 1 and not cross):
@@ -244,23 +229,53 @@ class KVCache:
             )
         self.capacity, self.cross, self.group = capacity, cross, group
         self.buf, self._len = None, 0  # buf (2, B, h, room, d_k): keys, then values
-        self.concat = (
-            False  # True: append by concatenation, never in place (`kv_cache_over`)
-        )
-        # cross: the memory's key mask, prepared once
-        self.mask = self.fast_mask = self.live = None
+        self.concat = False  # True: append by concatenation, never in place
+        self.mask = self.fast_mask = self.live = None  # cross: the memory's key mask
 
-# %% ../nbs/13_kv_cache.ipynb #4b1e7e2b
-@patch(as_prop=True)
-def k(self: KVCache) -> Tensor | None:
-    return None if self.buf is None else self.buf[0, :, :, : self._len]
+    @property
+    def k(self) -> Tensor | None:  # the filled part: a view, no copy
+        return None if self.buf is None else self.buf[0, :, :, : self._len]
 
+    @property
+    def v(self) -> Tensor | None:
+        return None if self.buf is None else self.buf[1, :, :, : self._len]
 
-@patch(as_prop=True)
-def v(self: KVCache) -> Tensor | None:
-    return None if self.buf is None else self.buf[1, :, :, : self._len]
+    def __len__(self) -> int:  # cached positions
+        return self._len
 
-# %% ../nbs/13_kv_cache.ipynb #8d894ab9
+# %% ../nbs/13_kv_cache.ipynb #7cd75572
+@patch
+def append(
+    self: KVCache,
+    k: Tensor,  # (B, h, L_new, d_k) keys of the new positions
+    v: Tensor,  # (B, h, L_new, d_k) their values
+) -> tuple[Tensor, Tensor]:  # all keys and values, (B, h, L_cached + L_new, d_k)
+    "Self-attention: write the new positions after the cached ones; return everything."
+    if self.cross:
+        raise ValueError("a cross-attention cache is set once by update, not appended")
+    _check_kv(k, v, self.buf if self._len else None)
+    L, n = self._len, k.size(2)
+    grad = torch.is_grad_enabled() and (k.requires_grad or v.requires_grad)
+    if self.concat or grad:  # concatenate, never overwrite: the graph stays intact
+        new, old = torch.stack([k, v]), self.buf  # new: (2, B, h, L_new, d_k)
+        self.buf = new if old is None else torch.cat([old[:, :, :, :L], new], dim=3)
+    else:  # write only the new positions
+        self._make_room(n, k)
+        self.buf[0, :, :, L : L + n], self.buf[1, :, :, L : L + n] = k, v
+    self._len = L + n
+    return self.k, self.v
+
+# %% ../nbs/13a_deploy.ipynb #2450d664
+@patch
+def _project_self(self: MultiHeadAttention, x: Tensor) -> tuple:
+    """Queries, keys and values of the sequence `x`: 3 × (B, h, L, d_k); in one product
+    where `fused_qkv` (W_q, W_k and W_v stacked) is set."""
+    fused = getattr(self, 'fused_qkv', None)  # set by a deployment only
+    if fused is None:
+        return (self.split_heads(self.q_proj(x)), *self.keys_values(x))
+    return tuple(map(self.split_heads, fused(x).chunk(3, dim=-1)))
+
+# %% ../nbs/13c_generation.ipynb #c53d6ac7
 @patch(as_prop=True)
 def is_set(self: KVCache) -> bool:
     return self.buf is not None  # cross: `update` has run
@@ -272,16 +287,11 @@ def rows(self: KVCache) -> int:  # cached batch rows
 
 
 @patch
-def __len__(self: KVCache) -> int:
-    return self._len
-
-
-@patch
 def __repr__(self: KVCache):
     kind = f"cross, group={self.group}" if self.cross else "self"
     return f"KVCache({kind}, len={self._len}, rows={self.rows})"
 
-# %% ../nbs/13_kv_cache.ipynb #63a8a99e
+# %% ../nbs/13c_generation.ipynb #63a8a99e
 def _check_kv(k: Tensor, v: Tensor, cached: Tensor | None = None):
     """Raise unless `k`, `v` are (B, h, L, d_k) alike and match the (2, B, h, room, d_k)
     `cached`."""
@@ -299,7 +309,7 @@ def _check_kv(k: Tensor, v: Tensor, cached: Tensor | None = None):
             f"(B={cached.size(1)}, h={cached.size(2)}, L, d_k={cached.size(4)})"
         )
 
-# %% ../nbs/13_kv_cache.ipynb #655bcc31
+# %% ../nbs/13c_generation.ipynb #655bcc31
 @patch
 def _make_room(self: KVCache, n: int, like: Tensor):
     "Make the buffer hold `n` more positions: a new one twice as long when it is full."
@@ -318,34 +328,7 @@ def _make_room(self: KVCache, n: int, like: Tensor):
         if L:
             self.buf[:, :, :, :L] = old[:, :, :, :L]
 
-# %% ../nbs/13_kv_cache.ipynb #4b03fbff
-@patch
-def append(
-    self: KVCache,
-    k: Tensor,  # (B, h, L_new, d_k) keys of the new positions
-    v: Tensor,  # (B, h, L_new, d_k) their values
-) -> tuple[Tensor, Tensor]:  # all keys and values, (B, h, L_cached + L_new, d_k)
-    """Self-attention: write the new positions after the cached ones; return everything
-    cached."""
-    if self.cross:
-        raise ValueError("a cross-attention cache is set once by update, not appended")
-    _check_kv(k, v, self.buf if self._len else None)
-    L, n = self._len, k.size(2)
-    # keep the graph intact:
-    grad = torch.is_grad_enabled() and (k.requires_grad or v.requires_grad)
-    if self.concat or grad:
-        # (2, B, h, L_new, d_k)           concatenate, never overwrite
-        new = torch.stack([k, v])
-        old = self.buf
-        self.buf = new if old is None else torch.cat([old[:, :, :, :L], new], dim=3)
-    else:
-        self._make_room(n, k)
-        # only the new positions
-        self.buf[0, :, :, L : L + n], self.buf[1, :, :, L : L + n] = k, v
-    self._len = L + n
-    return self.k, self.v
-
-# %% ../nbs/13_kv_cache.ipynb #e0e610d0
+# %% ../nbs/13c_generation.ipynb #e0e610d0
 def fixed_key_mask(
     # (B, 1, 1, S) key mask of a memory: bool (True = may attend) or additive
     mask: Tensor | None,
@@ -367,7 +350,7 @@ def fixed_key_mask(
     # attend as if unmasked, then zero
     return mask.masked_fill(~live, 0.0).to(dtype), live
 
-# %% ../nbs/13_kv_cache.ipynb #27cab275
+# %% ../nbs/13c_generation.ipynb #27cab275
 @patch
 def update(
     self: KVCache,
@@ -384,7 +367,7 @@ def update(
     self.mask = mask
     self.fast_mask, self.live = fixed_key_mask(mask, k.dtype)
 
-# %% ../nbs/13_kv_cache.ipynb #b1e8a979
+# %% ../nbs/13c_generation.ipynb #b1e8a979
 @patch
 def _reorder_cross(self: KVCache, index: Tensor):
     "Cross cache: beams never leave their sentence, so only dropped sentences move."
@@ -398,7 +381,7 @@ def _reorder_cross(self: KVCache, index: Tensor):
         for m in (self.mask, self.fast_mask, self.live)
     )
 
-# %% ../nbs/13_kv_cache.ipynb #9224c11f
+# %% ../nbs/13c_generation.ipynb #9224c11f
 @patch
 def reorder(
     self: KVCache,
@@ -424,7 +407,7 @@ def reorder(
         new[:, :, :, : self._len] = filled.index_select(1, index)
         self.buf = new
 
-# %% ../nbs/13_kv_cache.ipynb #f5c723f7
+# %% ../nbs/13c_generation.ipynb #f5c723f7
 @patch
 def _cache_memory(self: MultiHeadAttention, key_value, mask, cache: KVCache):
     "The first step of cross-attention: project the memory once and cache it."
@@ -435,7 +418,7 @@ def _cache_memory(self: MultiHeadAttention, key_value, mask, cache: KVCache):
         _check_mask(mask, (key_value.size(0), 1, 1, key_value.size(1)))
     cache.update(*self.keys_values(key_value), mask)  # 2 × (n, h, S, d_k)
 
-# %% ../nbs/13_kv_cache.ipynb #947a0740
+# %% ../nbs/13c_generation.ipynb #947a0740
 def _attend_memory(q: Tensor, cache: KVCache, p: float, need_weights: bool, name: str):
     """Attention of `q (n, h, L, d_k)` over a cross cache with routine `name`: output,
     weights (or None)."""
@@ -446,7 +429,7 @@ def _attend_memory(q: Tensor, cache: KVCache, p: float, need_weights: bool, name
         out = out * cache.live  # memories with no key: zeros
     return out, None
 
-# %% ../nbs/13_kv_cache.ipynb #cfc64c09
+# %% ../nbs/13c_generation.ipynb #cfc64c09
 @patch
 def _cross_cached(
     self: MultiHeadAttention, query, key_value, mask, need_weights, cache: KVCache
@@ -469,16 +452,6 @@ def _cross_cached(
     if w is not None:
         w = w.view(n, h, g, L_q, -1).transpose(1, 2).reshape(N, h, L_q, -1)
     return self.out_proj(self.merge_heads(out)), w
-
-# %% ../nbs/13a_deploy.ipynb #2450d664
-@patch
-def _project_self(self: MultiHeadAttention, x: Tensor) -> tuple:
-    """Queries, keys and values of the sequence `x`: 3 × (B, h, L, d_k); in one product
-    where `fused_qkv` (W_q, W_k and W_v stacked) is set."""
-    fused = getattr(self, 'fused_qkv', None)  # set by a deployment only
-    if fused is None:
-        return (self.split_heads(self.q_proj(x)), *self.keys_values(x))
-    return tuple(map(self.split_heads, fused(x).chunk(3, dim=-1)))
 
 # %% ../nbs/90c_checks_decoding.ipynb #a0dddc93
 def upgrade_state_dict(state: dict) -> dict:

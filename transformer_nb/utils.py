@@ -372,7 +372,7 @@ def output_dir(path, overwrite: bool = False) -> Path:
 SHIPPED_PREFIX = 'share/transformer_nb'  # where the wheel installs data/ and models/
 PRETRAINED = {'book': 'models/book_small'}  # shipped models by name
 
-# the files of a folder written by save_pretrained (chapter 8)
+# the files of a folder written by save_pretrained (appendix 91b)
 CONFIG_NAME, WEIGHTS_NAME, TOKENIZER_NAME = (
     'config.json',
     'model.safetensors',
