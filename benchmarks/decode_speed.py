@@ -43,7 +43,7 @@ import sacrebleu
 from transformer_nb.marian import marian_copy
 from transformer_nb.data import load_bible
 from transformer_nb.deploy import bf16_arithmetic, optimize_for
-from transformer_nb.generate import generate
+from transformer_nb.generation import generate
 from transformer_nb.translate import Translator, tensor_of
 
 

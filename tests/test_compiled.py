@@ -6,7 +6,7 @@ import torch._dynamo.utils
 
 from transformer_nb.beam import beam_search
 from transformer_nb.deploy import compile_for_cpu, deployed_as
-from transformer_nb.generate import generate
+from transformer_nb.generation import generate
 from transformer_nb.model import Transformer, TransformerConfig
 
 

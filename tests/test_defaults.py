@@ -48,7 +48,7 @@ def test_command_line_defaults_follow():
     e_args = _parser().parse_args(['--bible-split', 'test'])
     e = from_args(e_args)
     assert (t.num_beams, t.gnmt_alpha, t.no_repeat_ngram_size, t.rerank) == (beams, alpha, ngram, rerank)
-    assert (e_args.beams, e.gnmt_alpha, e.no_repeat_ngram_size, e.rerank) == ([beams], alpha, ngram, rerank)
+    assert (e_args.beam_widths, e.gnmt_alpha, e.no_repeat_ngram_size, e.rerank) == ([beams], alpha, ngram, rerank)
     for name in ('length_penalty', 'gnmt_alpha', 'no_repeat_ngram_size', 'rerank'):
         assert f'--{name.replace("_", "-")}' in build_parser().format_help()
 

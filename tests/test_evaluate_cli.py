@@ -30,7 +30,7 @@ def run_main(argv):
 
 def test_tsv_two_settings(saved, tmp_path):
     rc, out = run_main(['--checkpoint', str(saved / 'model'), '--tsv', str(saved / 'pairs.tsv'), '--src-col', '2', '--tgt-col', '3',
-                        '--beams', '1', '2', '--limit', '4', '--max-new-tokens', '6', '--hypotheses', str(tmp_path / 'hyp.txt')])
+                        '--num-beams', '1', '2', '--limit', '4', '--max-new-tokens', '6', '--hypotheses', str(tmp_path / 'hyp.txt')])
     assert rc == 0
     lines = out.strip().splitlines()
     assert lines[0].startswith('4 sentence pairs from') and 'es→en' in lines[0]
@@ -49,7 +49,7 @@ def test_tsv_two_settings(saved, tmp_path):
 
 def test_optimize_int8_is_the_int8_flag(saved):
     "--optimize int8 and --int8 evaluate the same int8 copy: the same scores."
-    base = ['--checkpoint', str(saved / 'model'), '--tsv', str(saved / 'pairs.tsv'), '--beams', '1', '--limit', '4',
+    base = ['--checkpoint', str(saved / 'model'), '--tsv', str(saved / 'pairs.tsv'), '--num-beams', '1', '--limit', '4',
             '--max-new-tokens', '6']
     scores = [json.loads(run_main(base + flags)[1].strip().splitlines()[-1])['results']
               for flags in (['--optimize', 'int8'], ['--int8'])]
@@ -66,7 +66,7 @@ def test_split_reaches_the_translator(saved, tmp_path):
     tr = Translator.from_pretrained(saved / 'model', num_beams=1, max_new_tokens=6)
     for flag in ([], ['--split']):
         hyp = tmp_path / 'hyp.txt'
-        rc, out = run_main(['--checkpoint', str(saved / 'model'), '--tsv', str(tmp_path / 'para.tsv'), '--beams', '1',
+        rc, out = run_main(['--checkpoint', str(saved / 'model'), '--tsv', str(tmp_path / 'para.tsv'), '--num-beams', '1',
                             '--max-new-tokens', '6', '--hypotheses', str(hyp), *flag])
         assert rc == 0 and json.loads(out.strip().splitlines()[-1])['split'] == bool(flag)
         assert hyp.read_text(encoding='utf-8').splitlines() == tr.translate(lines[0], split=bool(flag))
@@ -74,7 +74,7 @@ def test_split_reaches_the_translator(saved, tmp_path):
 
 def test_bible_split_baseline_books(saved):
     rc, out = run_main(['--checkpoint', str(saved / 'model'), '--bible-split', 'test', '--books', 'baseline',
-                        '--beams', '1', '--limit', '3', '--max-new-tokens', '5'])
+                        '--num-beams', '1', '--limit', '3', '--max-new-tokens', '5'])
     summary = json.loads(out.strip().splitlines()[-1])
     assert rc == 0 and summary['n'] == 3 and summary['data'] == 'bible test (baseline)'
 
@@ -84,7 +84,7 @@ def test_bible_split_baseline_books(saved):
     (['--tsv', 'missing.tsv'], 'no such file'),
     (['--tsv', 'PAIRS', '--src-col', '1', '--tgt-col', '1'], 'two different columns'),
     (['--bible-split', 'test', '--books', 'Narnia'], 'unknown book'),
-    (['--tsv', 'PAIRS', '--beams', '0'], 'argument --beams: must be >= 1'),
+    (['--tsv', 'PAIRS', '--num-beams', '0'], 'argument --num-beams/--beams: must be >= 1'),
     (['--tsv', 'PAIRS', '--int8', '--optimize', 'none'], 'not allowed with argument --int8'),
 ])
 def test_bad_arguments_exit_with_a_message(saved, tmp_path, argv, message):
@@ -109,7 +109,7 @@ def test_a_foreign_tokenizer_is_refused(saved, tmp_path):
 def test_python_dash_m(saved):
     "The module runs as a script (the `if __name__ == '__main__'` guard) and exits 0."
     r = subprocess.run([sys.executable, '-m', 'transformer_nb.evaluate_cli', '--checkpoint', str(saved / 'model'),
-                        '--tsv', str(saved / 'pairs.tsv'), '--src-col', '2', '--tgt-col', '3', '--beams', '2',
+                        '--tsv', str(saved / 'pairs.tsv'), '--src-col', '2', '--tgt-col', '3', '--num-beams', '2',
                         '--limit', '2', '--max-new-tokens', '4'], capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]
     summary = json.loads(r.stdout.strip().splitlines()[-1])

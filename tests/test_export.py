@@ -152,12 +152,11 @@ def test_ct2_greedy_matches(book, greedy, greedy_block, verses, ct2_dir):
 def test_ct2_beam_matches(book, verses, ct2_dir, beams, alpha, block):
     """CTranslate2's beam search (Hugging Face's length penalty, early stopping) gives our
     tokens; with the n-gram block, once a log-softmax after our rules shares the banned
-    tokens' probability out among the others, as CTranslate2 does (chapter 18)."""
+    tokens' probability out among the others, as CTranslate2 does (renormalize_logits, chapter 18)."""
     ctranslate2 = extra('ctranslate2')
-    from transformer_nb.kv_cache import LogSoftmax
     ours = book.translate_ids(verses, num_beams=beams, length_penalty=alpha,
                               no_repeat_ngram_size=block, early_stopping=True,
-                              max_new_tokens=N_NEW, logits_processor=[LogSoftmax()] if block else ())
+                              max_new_tokens=N_NEW, renormalize_logits=bool(block))
     tr = ctranslate2.Translator(str(ct2_dir), device='cpu', intra_threads=2)
     res = tr.translate_batch([book.tok.pieces(v) for v in verses], beam_size=beams,
                              length_penalty=alpha, no_repeat_ngram_size=block,
@@ -279,14 +278,18 @@ def test_ct2_export_leaves_the_model_alone(book, tmp_path):
     assert all(torch.equal(before[k], after[k]) for k in before)
 
 
-def readme_hf_flags() -> list:
-    "The flags with which, the README says, `transformer-nb translate` gives the Hugging Face export's translations."
+def readme_flags(export: str) -> list:
+    "The flags with which, the README says, `transformer-nb translate` gives an export's translations."
     import re, shlex
     from pathlib import Path
     text = (Path(__file__).resolve().parents[1] / 'README.md').read_text(encoding='utf-8')
-    m = re.search(r'export translates as `transformer-nb translate ([^`]+)` does', text)
-    assert m, "the README no longer says which flags give the Hugging Face export's translations"
+    m = re.search(rf'The {export} export translates as `transformer-nb translate ([^`]+)` does', text)
+    assert m, f"the README no longer says which flags give the {export} export's translations"
     return shlex.split(m.group(1))
+
+
+def readme_hf_flags() -> list:
+    return readme_flags('Hugging Face')
 
 
 def test_readme_flags_give_the_hf_exports_translations(hf_dir, verses):
@@ -295,6 +298,25 @@ def test_readme_flags_give_the_hf_exports_translations(hf_dir, verses):
     tok = transformers.AutoTokenizer.from_pretrained(hf_dir)
     theirs = [tok.decode(ids, skip_special_tokens=True).strip() for ids in hf_ids(hf_dir, verses[:10])]
     r = subprocess.run([sys.executable, '-m', 'transformer_nb.translate_cli', *readme_hf_flags()],
+                       input='\n'.join(verses[:10]) + '\n', capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.splitlines() == theirs
+
+
+def test_readme_flags_give_the_ct2_exports_translations(ct2_dir, book, verses):
+    "The README's recipe for CTranslate2: the command with those flags prints what `translate_batch` gives."
+    import ast, re
+    from pathlib import Path
+    ctranslate2 = extra('ctranslate2')
+    text = (Path(__file__).resolve().parents[1] / 'README.md').read_text(encoding='utf-8')
+    m = re.search(r'`translate_batch\(pieces, ([^)]+)\)`', text)
+    assert m, 'the README no longer says how CTranslate2 is called'
+    call = ast.parse(f'f({m.group(1)})', mode='eval').body
+    kw = {k.arg: ast.literal_eval(k.value) for k in call.keywords}
+    tr = ctranslate2.Translator(str(ct2_dir), device='cpu', intra_threads=2)
+    res = tr.translate_batch([book.tok.pieces(v) for v in verses[:10]], **kw)
+    theirs = [book.tok.sp.decode(r.hypotheses[0]) for r in res]
+    r = subprocess.run([sys.executable, '-m', 'transformer_nb.translate_cli', *readme_flags('CTranslate2')],
                        input='\n'.join(verses[:10]) + '\n', capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.stdout.splitlines() == theirs

@@ -72,7 +72,7 @@ def test_one_screen_logits_are_the_book_models(one_screen, book, src):
 
 
 def test_one_screen_greedy_is_generate(one_screen, book, src):
-    from transformer_nb.generate import generate
+    from transformer_nb.generation import generate
     eos = book.config.eos_token_id
     theirs = generate(book, src, num_beams=1)  # (B, T): ⟨EOS⟩ then padding, or cut at the length limit
     mine = one_screen['plain_copy'](book).greedy(src)

@@ -43,7 +43,7 @@ def batches(tok, n: int, size: int = 20):
 def test_float32_graphs_decode_as_the_model(exported, book):
     "100 test verses, greedy: the float32 graphs give exactly the tokens of `generate` on the PyTorch model."
     from transformer_nb.onnx_graphs import OnnxModel
-    from transformer_nb.generate import generate
+    from transformer_nb.generation import generate
     model, tok = book
     onnx = OnnxModel(exported)
     for src in batches(tok, 100):
@@ -69,7 +69,7 @@ def test_int8_graphs_translate(exported, book):
     the float32 translations; the counts are printed."""
     from sacrebleu.metrics import CHRF
     from transformer_nb.onnx_graphs import OnnxModel
-    from transformer_nb.generate import generate
+    from transformer_nb.generation import generate
     model, tok = book
     size = lambda d: sum(f.stat().st_size for f in d.glob('*.onnx'))
     assert size(exported / "int8") < size(exported) / 2.5

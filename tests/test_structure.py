@@ -105,7 +105,7 @@ def test_the_tokenizer_does_not_import_the_model():
 
 
 def test_inference_does_not_import_training():
-    code = ('import sys, transformer_nb.translate, transformer_nb.generate\n'
+    code = ('import sys, transformer_nb.translate, transformer_nb.generation\n'
             'bad = [m for m in ("transformer_nb.train", "transformer_nb.data") if m in sys.modules]\n'
             'print(bad)')
     out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, cwd=ROOT, check=True)

@@ -9,7 +9,7 @@ from torch import nn
 
 from transformer_nb import encoder
 from transformer_nb.encoder import TransformerConfig
-from transformer_nb.generate import generate
+from transformer_nb.generation import generate
 from transformer_nb.model import Transformer, load_pretrained, save_pretrained
 from transformer_nb.multihead import MultiHeadAttention
 

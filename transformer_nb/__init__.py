@@ -3,10 +3,11 @@ __version__ = "0.17.0"
 # What users reach for first, importable from the package root. Imported on first use (PEP 562), so that
 # `import transformer_nb` stays cheap and loading a Translator never imports the trainer.
 # No name here is also a module's: Python binds `transformer_nb.<module>` to the module whenever it is imported, so
-# a function named like its module (`generate`) would turn into the module behind the reader's back; the one way in
-# to decoding is `from transformer_nb.generate import generate`.
+# a function named like its module would turn into the module behind the reader's back (`generate` lives in the
+# module `generation` for that reason).
 _LAZY = {'Transformer': 'model', 'TransformerConfig': 'model', 'load_pretrained': 'model',
-         'save_pretrained': 'model', 'Tokenizer': 'data', 'beam_search': 'beam',
+         'save_pretrained': 'model', 'Tokenizer': 'data', 'generate': 'generation',
+         'GenerationConfig': 'generation_config', 'beam_search': 'beam', 'greedy_search': 'kv_cache',
          'Translator': 'translate', 'optimize_for': 'deploy', 'Trainer': 'train', 'TrainConfig': 'train'}
 __all__ = ['__version__', *_LAZY]
 

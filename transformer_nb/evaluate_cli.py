@@ -7,6 +7,7 @@ __all__ = ['format_table', 'main']
 
 # %% ../nbs/97_evaluate_cli.ipynb #589b1626
 import json, sys
+from argparse import Namespace
 from pathlib import Path
 from .data import BASELINE_BOOKS, Tokenizer, load_bible, read_pairs
 from .evaluate import evaluate_model
@@ -149,10 +150,12 @@ def _add_selection_arguments(p: ArgumentParser):
 def _add_decoding_arguments(p: ArgumentParser):
     "How to decode: the beam widths to compare, then the decoding flags of `translate`."
     p.add_argument(
+        '--num-beams',
         '--beams',
         type=int_in(1),
         nargs='+',
         default=[CHOSEN.num_beams],
+        dest='beam_widths',
         metavar='N',
         help="beam widths to evaluate, 1 = greedy (default: the translator's, "
         f"{CHOSEN.num_beams})",
@@ -233,7 +236,7 @@ def _pairs(p: ArgumentParser, a, src_lang: str) -> tuple:
 def _model(p: ArgumentParser, a, ckpt: Path) -> tuple:
     """The model deployed as --optimize asks (by default prepacked where it applies)
     and its tokenizer, checked to share one vocabulary, and the flags' decoding
-    config."""
+    config for each beam width."""
     model, tok = Transformer.from_pretrained(ckpt), Tokenizer.load(ckpt)
     try:
         model = optimize_for(model, deployment(a))  # a copy to decode with
@@ -243,8 +246,10 @@ def _model(p: ArgumentParser, a, ckpt: Path) -> tuple:
         check_tokenizer(model, tok)  # the rule the translator and the exports apply
     except ValueError as e:
         p.error(str(e))
-    check_flags(a, model.config.max_len)
-    return model, tok, from_args(a)  # the translator's defaults, and the flags given
+    widths = [Namespace(**vars(a), num_beams=b) for b in a.beam_widths]
+    for one in widths:  # a flag a width's strategy does not read: refused, by name
+        check_flags(one, model.config.max_len)
+    return model, tok, [from_args(one) for one in widths]  # CHOSEN and the flags
 
 # %% ../nbs/97_evaluate_cli.ipynb #6493c121
 def _report(a, results: list, n: int, where: str, ckpt: Path):
@@ -277,7 +282,7 @@ def main(argv: list | None = None) -> int:
     ckpt = _checkpoint(p, a)
     src_lang, tgt_lang = a.direction.split('-')
     pairs, where = _pairs(p, a, src_lang)
-    model, tok, config = _model(p, a, ckpt)
+    model, tok, configs = _model(p, a, ckpt)
     run = dict(batch_size=a.batch_size, max_new_tokens=a.max_new_tokens, progress=True)
     run['split'] = a.split
     results = [
@@ -291,7 +296,7 @@ def main(argv: list | None = None) -> int:
             generation_config=config,
             **run,
         )
-        for b in a.beams
+        for b, config in zip(a.beam_widths, configs)
     ]
     print(
         f"{len(pairs)} sentence pairs from {where} ({src_lang}→{tgt_lang}), "

@@ -18,9 +18,10 @@ from .checks import first_without_errors
 from .data import Tokenizer
 from .model import CONFIG_NAME, TOKENIZER_NAME, WEIGHTS_NAME, Transformer
 from .model import check_model_dir, check_tokenizer, load_pretrained
-from .generate import generate
+from .generation import STRATEGIES, generate, generation_mode
+from .generation_config import refuse_unused
 from .deploy import check_optimization, deployed_as, optimize_for
-from .generation_config import CHOSEN, GenerationConfig
+from .generation_config import CHOSEN, DEFAULTS, GenerationConfig, narrow
 from .sentences import digits_to_words, split_clauses, split_sentences
 from .sentences import truecase, words_to_digits
 from .sentences import LEARNED_AS_TYPED, SPELLINGS, STAND_INS
@@ -69,12 +70,21 @@ def _check_direction(direction: str | None):
 
 # %% ../nbs/15_translate.ipynb #abbd850a
 def _one_each(config: GenerationConfig) -> GenerationConfig:
-    "`config`, unless it asks for more than one translation per sentence."
+    """`config`, unless it asks for more than one translation per sentence, or for a
+    pick among candidates (`rerank`) that one beam does not make."""
     if config.num_return_sequences != 1:
         raise ValueError(
             f"num_return_sequences={config.num_return_sequences}: a Translator returns "
             "one translation per sentence; for n-best lists call generate"
         )
+    if config.rerank is not None and config.num_beams == 1:
+        raise ValueError(
+            f"rerank={config.rerank!r} picks one of beam search's candidates; one "
+            "beam makes one: set num_beams > 1 or rerank=None"
+        )
+    Strategy = STRATEGIES[generation_mode(config)]  # what generate would refuse: now
+    Strategy.check(config)
+    refuse_unused(config.update(rerank=None), Strategy)
     return config
 
 # %% ../nbs/15_translate.ipynb #f12e2993
@@ -105,7 +115,10 @@ class Translator:
         generation_config: GenerationConfig | None = None,  # None: CHOSEN (chapter 17)
         **overrides,  # settings of the config, as num_beams=1
     ):
-        self.config = _one_each((generation_config or CHOSEN).update(**overrides))
+        # the settings given: a config gives all; CHOSEN's others follow the strategy
+        self.given = set(DEFAULTS) if generation_config else set(overrides)
+        c = (generation_config or CHOSEN).update(**overrides)
+        self.config = _one_each(narrow(c, self.given))
         _check_direction(direction)
         if not isinstance(batch_size, int) or batch_size < 1:
             raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
@@ -190,6 +203,7 @@ def __repr__(self: Translator):
 @patch
 def _search(self: Translator, src: Tensor, c, extra=()) -> Tensor:  # (B, S) -> (B, T)
     "Output ids of a batch, decoded by the strategy the config asks for (chapter 14b)."
+    c = c.update(rerank=None)  # the pick among the n-best is the Translator's (_decode)
     return generate(self.model, src, c, logits_processor=extra)
 
 
@@ -327,7 +341,9 @@ def translate_ids(
     **overrides,  # decoding settings for this call only
 ) -> list:  # per line, in input order: output ids without ⟨BOS⟩, ⟨EOS⟩, padding
     "Cut lines into segments, encode, decode, join each line's segments in order."
-    c = _one_each((generation_config or self.config).update(**overrides))
+    given = set(DEFAULTS) if generation_config else self.given | set(overrides)
+    c = (generation_config or self.config).update(**overrides)
+    c = _one_each(narrow(c, given))
     split = self.split if split is None else split
     sentences, line_of, texts, ids = self._sources(sentences, split)
     bs, extra = batch_size or self.batch_size, logits_processor
