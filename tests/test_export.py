@@ -177,16 +177,16 @@ def test_cli_export_hf(tmp_path, capsys):
     assert status == 0, err
     assert out.strip() == str(tmp_path / 'hf')
     assert (tmp_path / 'hf' / 'model.safetensors').exists()
-    # again into the same, now full, directory: refused, then allowed with --force
+    # again into the same, now full, directory: refused, then allowed with --overwrite (or its older name --force)
     status, _, err = call(capsys, 'export', '--to', 'hf', str(tmp_path / 'hf'))
-    assert status == 2 and '--force' in err and 'Traceback' not in err, err
+    assert status == 2 and '--overwrite' in err and 'Traceback' not in err, err
     assert len(err.strip().splitlines()) == 1
     status, _, err = call(capsys, 'export', '--to', 'hf', '--force', str(tmp_path / 'hf'))
     assert status == 0, err
 
 
 @pytest.mark.parametrize('argv, status, needle', [
-    (['--to', 'hf', '--model', 'NOWHERE', 'OUT'], 2, '--checkpoint: '),  # the flag's older name, given wrong
+    (['--to', 'hf', '--model', 'NOWHERE', 'OUT'], 2, 'unrecognized arguments: --model'),  # the model folder is --checkpoint
     (['--to', 'hf', '--quantization', 'int8', 'OUT'], 2, '--to ct2 only'),
     (['--to', 'tflite', 'OUT'], 2, "invalid choice: 'tflite'"),
     (['OUT'], 2, 'the following arguments are required: --to'),

@@ -29,8 +29,8 @@ COMMANDS = {  # subcommand -> (module whose `main(argv)` runs it, one-line descr
     ),
     'export': (
         'transformer_nb.export',
-        'export a saved model to Hugging Face or CTranslate2 (chapter "From the book '
-        'to production")',
+        'export a saved model to Hugging Face, CTranslate2 or ONNX (chapter "From the '
+        'book to production")',
     ),
 }
 

@@ -6,7 +6,8 @@
 __all__ = ['DEPLOYMENTS', 'OPTIMIZATIONS', 'swap_linears', 'onednn_available', 'PackedLinear', 'stack_qkv', 'pack_for_cpu',
            'unpack_linears', 'RowInt8', 'quantize_int8', 'DeploymentUnavailable', 'bf16_arithmetic', 'cast_bf16',
            'cached_step', 'CompiledDecoder', 'CompiledModel', 'CompileUnavailable', 'compile_for_cpu',
-           'check_optimization', 'deployed_as', 'optimize_for', 'add_deploy_arguments', 'deployment']
+           'check_optimization', 'deployed_as', 'optimize_for', 'add_deploy_arguments', 'deployment',
+           'check_device_flags']
 
 # %% ../nbs/13a_deploy.ipynb #50cc0b13
 import argparse, copy, functools, warnings
@@ -16,7 +17,7 @@ from fastcore.basics import patch
 from .multihead import MultiHeadAttention
 from .decoder import DecoderCache, kv_cache_over
 from .model import set_attn_implementation
-from .utils import cuda_bf16
+from .utils import UsageError, cuda_bf16, resolve_device
 from .kv_cache import IncrementalDecoder, next_logits
 
 # %% ../nbs/13a_deploy.ipynb #850ae2ae
@@ -414,3 +415,18 @@ def add_deploy_arguments(p: argparse.ArgumentParser):
 def deployment(args: argparse.Namespace) -> str | None:
     "The `how` of optimize_for that the flags ask for."
     return None if args.optimize == 'none' else args.optimize
+
+# %% ../nbs/13a_deploy.ipynb #08f9f982
+def check_device_flags(args: argparse.Namespace) -> torch.device:
+    "--device, checked, and a usage error for an --optimize mode it cannot decode with."
+    try:
+        device = resolve_device(args.device)
+    except ValueError as e:
+        raise UsageError(f"--device: {e}") from None
+    how = deployment(args)
+    if how not in (None, 'auto') and device.type != 'cpu':
+        raise UsageError(
+            f"--optimize {how} decodes on the CPU: choose --optimize auto or none, "
+            "or pass --device cpu"
+        )
+    return device

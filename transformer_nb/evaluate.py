@@ -89,6 +89,8 @@ def translate_ids(
     progress: bool = False,  # a progress bar with the time left (on a terminal)
     # True: read each verse as `translate` does (sentences, casing)
     split: bool = False,
+    truecase: bool | None = None,  # recase a line typed in one case; None: as split
+    spell_digits: bool = True,  # numbers in digits spelled for the model (chapter 9c)
     # instead of CHOSEN with these settings and PLAIN_SEARCH: the config to decode with
     generation_config: GenerationConfig | None = None,
     **settings,  # other decoding settings of the translator (no_repeat_ngram_size, ...)
@@ -99,7 +101,9 @@ def translate_ids(
     with `generation_config` and `num_beams`)."""
     alpha = dict(gnmt_alpha=gnmt_alpha, max_new_tokens=max_new_tokens)
     cfg = translate_config(generation_config, num_beams, **alpha)
-    run = dict(batch_size=batch_size, split=split, truecase=split)
+    truecase = split if truecase is None else truecase
+    run = dict(batch_size=batch_size, split=split, truecase=truecase)
+    run['spell_digits'] = spell_digits
     # a prepacked copy on a float32 CPU (chapter 13a); the model itself elsewhere
     deployed = optimize_for(model, 'auto')
     tr = Translator(deployed, tok, generation_config=cfg, **run, **settings)
@@ -298,6 +302,8 @@ def evaluate_model(
     edges: Sequence[int] = (10, 20, 30, 40, 60),  # source-length buckets (words)
     progress: bool = False,  # a progress bar while translating (on a terminal)
     split: bool = False,  # True: each verse's sentences apart (chapter 15)
+    truecase: bool | None = None,  # as in `translate_ids`
+    spell_digits: bool = True,  # as in `translate_ids`
     generation_config: GenerationConfig | None = None,  # as in `translate_ids`
     **settings,  # other decoding settings, passed on to translate_ids
 ) -> dict:
@@ -306,7 +312,7 @@ def evaluate_model(
     cfg = translate_config(generation_config, num_beams, gnmt_alpha)
     cfg = cfg.update(num_beams=num_beams, max_new_tokens=max_new_tokens, **settings)
     run = dict(batch_size=batch_size, progress=progress, direction=direction)
-    run['split'] = split
+    run |= dict(split=split, truecase=truecase, spell_digits=spell_digits)
     ids = translate_ids(model, tok, pairs.src, generation_config=cfg, **run)
     seconds, hyps = time.perf_counter() - t0, tok.decode(ids) if ids else []
     out = {**_labels(cfg), **corpus_scores(hyps, pairs.tgt)}

@@ -28,10 +28,13 @@ from transformer_nb.generation_config import (
 from transformer_nb.deploy import (
     DeploymentUnavailable,
     add_deploy_arguments,
+    check_device_flags,
     deployment,
 )
 from .deploy import optimize_for
-from .utils import ArgumentParser, float_in, in_ipython, int_in, run_main
+from .generation_config import add_shared
+from .utils import ArgumentParser, in_ipython, int_in
+from .utils import run_main
 
 # %% ../nbs/97_evaluate_cli.ipynb #ea1c15de
 def _bucket_bleu(r: dict, bucket: str) -> str:
@@ -85,14 +88,8 @@ def _parser():
         prog='transformer-nb evaluate',
         description='BLEU, chrF and error analysis of a saved model.',
     )
-    p.add_argument(
-        '--checkpoint',
-        default='book',
-        metavar='DIR',
-        help=f"folder written by save_pretrained ({CONFIG_NAME}, "
-        f"{WEIGHTS_NAME}, {TOKENIZER_NAME}), or 'book', the shipped "
-        "model (default: book)",
-    )
+    c = add_shared(p, 'checkpoint', default='book')  # shared flags: appendix
+    c.help += ' (default: book)'
     _add_data_arguments(p)
     _add_selection_arguments(p)
     _add_decoding_arguments(p)
@@ -139,12 +136,10 @@ def _add_selection_arguments(p: ArgumentParser):
         metavar='BOOK',
         help="with --bible-split: only these books ('baseline': the seven short books)",
     )
-    p.add_argument(
-        '--split',
-        action='store_true',
-        help='read each source as translate does: sentence by sentence, recased if '
-        'typed in one case (default: whole verses as written, as the book scores them)',
-    )
+    text = ' (default: whole verses as written, as the book scores them)'
+    add_shared(p, 'split', default=False).help += text
+    add_shared(p, 'truecase', default=None).help += ' (default: as --split)'
+    add_shared(p, 'keep_digits')
 
 # %% ../nbs/97_evaluate_cli.ipynb #d4a28c8a
 def _add_decoding_arguments(p: ArgumentParser):
@@ -161,7 +156,7 @@ def _add_decoding_arguments(p: ArgumentParser):
         f"{CHOSEN.num_beams})",
     )
     # the translate command's flags (GenerationConfig, appendix)
-    add_arguments(p, skip=('num_beams', 'max_new_tokens'))
+    add_arguments(p, skip=('num_beams',))
 
 # %% ../nbs/97_evaluate_cli.ipynb #d998abbc
 def _add_run_arguments(p: ArgumentParser):
@@ -169,19 +164,9 @@ def _add_run_arguments(p: ArgumentParser):
     p.add_argument(
         '--limit', type=int_in(1), metavar='N', help='only the first N pairs'
     )
-    p.add_argument(
-        '--batch-size',
-        type=int_in(1),
-        default=32,
-        help='sentences decoded together (default 32)',
-    )
-    p.add_argument(
-        '--max-new-tokens',
-        type=int_in(1),
-        metavar='N',
-        help='output length limit (default: source length + 50)',
-    )
+    add_shared(p, 'batch_size', default=32)
     add_deploy_arguments(p)  # --optimize (chapter 13a), and --int8, --compile
+    add_shared(p, 'device', default='cpu')
     p.add_argument(
         '--hypotheses',
         metavar='FILE',
@@ -237,7 +222,8 @@ def _model(p: ArgumentParser, a, ckpt: Path) -> tuple:
     """The model deployed as --optimize asks (by default prepacked where it applies)
     and its tokenizer, checked to share one vocabulary, and the flags' decoding
     config for each beam width."""
-    model, tok = Transformer.from_pretrained(ckpt), Tokenizer.load(ckpt)
+    device = check_device_flags(a)  # as translate does
+    model, tok = Transformer.from_pretrained(ckpt).to(device), Tokenizer.load(ckpt)
     try:
         model = optimize_for(model, deployment(a))  # a copy to decode with
     except DeploymentUnavailable as e:  # the machine, not the flags or the files
@@ -284,7 +270,7 @@ def main(argv: list | None = None) -> int:
     pairs, where = _pairs(p, a, src_lang)
     model, tok, configs = _model(p, a, ckpt)
     run = dict(batch_size=a.batch_size, max_new_tokens=a.max_new_tokens, progress=True)
-    run['split'] = a.split
+    run |= dict(split=a.split, truecase=a.truecase, spell_digits=not a.keep_digits)
     results = [
         evaluate_model(
             model,

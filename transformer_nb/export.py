@@ -22,7 +22,9 @@ from transformer_nb.model import (
     load_pretrained,
 )
 from .onnx_graphs import export_onnx
-from .utils import INSTALL, ArgumentParser, UsageError, in_ipython, need
+from .generation_config import add_shared
+from .utils import INSTALL, ArgumentParser, UsageError
+from .utils import in_ipython, need
 from .utils import output_dir, run_main
 
 # %% ../nbs/18_production.ipynb #3d4fa084
@@ -256,15 +258,7 @@ def _add_what_args(p: argparse.ArgumentParser):
         help='hf: Hugging Face MarianMTModel; ct2: CTranslate2; onnx: ONNX graphs of '
         'the encoder and one decoding step, float32 and int8 (the browser chapter)',
     )
-    p.add_argument(
-        '--checkpoint',
-        '--model',  # its first name, still read
-        dest='checkpoint',
-        metavar='DIR',
-        default='book',
-        help="model directory written by save_pretrained, or 'book', the "
-        "model that ships with the package (default: book); as in translate, evaluate",
-    )
+    add_shared(p, 'checkpoint', default='book').help += ' (default: book)'
 
 # %% ../nbs/18_production.ipynb #d45e3f91
 def _add_how_args(p: argparse.ArgumentParser):
@@ -275,9 +269,7 @@ def _add_how_args(p: argparse.ArgumentParser):
         default=None,
         help='CTranslate2 weight type (--to ct2 only; default: float32)',
     )
-    p.add_argument(
-        '--force', action='store_true', help='write into DIR even if it is not empty'
-    )
+    add_shared(p, 'overwrite', help='write into DIR even if it is not empty')
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -307,7 +299,7 @@ def main(argv: list | None = None) -> int:  # the exit status
             args.out_dir,
             args.to,
             args.quantization,
-            overwrite=args.force,
+            overwrite=args.overwrite,
         )
     except FileExistsError as e:
         raise UsageError(str(e)) from None

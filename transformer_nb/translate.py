@@ -115,9 +115,8 @@ class Translator:
         generation_config: GenerationConfig | None = None,  # None: CHOSEN (chapter 17)
         **overrides,  # settings of the config, as num_beams=1
     ):
-        # the settings given: a config gives all; CHOSEN's others follow the strategy
         self.given = set(DEFAULTS) if generation_config else set(overrides)
-        c = (generation_config or CHOSEN).update(**overrides)
+        c = (generation_config or CHOSEN).update(**overrides)  # the rest: narrowed
         self.config = _one_each(narrow(c, self.given))
         _check_direction(direction)
         if not isinstance(batch_size, int) or batch_size < 1:

@@ -11,13 +11,15 @@ from typing import Iterator
 from transformer_nb.deploy import (
     DeploymentUnavailable,
     add_deploy_arguments,
+    check_device_flags,
     deployment,
 )
 from .generation_config import add_arguments, check_flags, from_args
 from .model import check_model_dir
 from .translate import Translator
-from .utils import ArgumentParser, UsageError, in_ipython, int_in
-from .utils import resolve_device, run_main
+from .generation_config import add_shared
+from .utils import ArgumentParser, UsageError, in_ipython
+from .utils import run_main
 
 # %% ../nbs/97a_translate_cli.ipynb #78fb79b3
 def build_parser() -> argparse.ArgumentParser:
@@ -33,15 +35,9 @@ def build_parser() -> argparse.ArgumentParser:
         help='sentences to translate '
         '(none: read standard input, one sentence per line)',
     )
-    p.add_argument(
-        '--checkpoint',
-        metavar='DIR',
-        default=os.environ.get('TRANSFORMER_NB_CHECKPOINT', 'book'),
-        help='model directory written by save_pretrained (config.json, '
-        'model.safetensors, '
-        "tokenizer.model), or 'book', the model that ships with the package "
-        "(default: $TRANSFORMER_NB_CHECKPOINT, else 'book')",
-    )
+    c = add_shared(p, 'checkpoint')  # the flags shared with other commands: appendix
+    c.default = os.environ.get('TRANSFORMER_NB_CHECKPOINT', 'book')
+    c.help += " (default: $TRANSFORMER_NB_CHECKPOINT, else 'book')"
     add_arguments(p)  # the decoding flags of GenerationConfig (appendix)
     _add_text_arguments(p)
     _add_run_arguments(p)
@@ -50,42 +46,16 @@ def build_parser() -> argparse.ArgumentParser:
 # %% ../nbs/97a_translate_cli.ipynb #575a6fdb
 def _add_text_arguments(p: argparse.ArgumentParser):
     "How lines are read: cut into sentences, recased, numbers spelled."
-    p.add_argument(
-        '--no-split',
-        action='store_true',
-        help='translate each line as one sequence (default: cut it into sentences, '
-        'and a sentence too long for the model into clauses, and join their '
-        'translations)',
-    )
-    p.add_argument(
-        '--no-truecase',
-        action='store_true',
-        help='keep the casing of a line typed all in lower case or in capitals '
-        "(default: recase it as the corpus writes, names from the model's vocabulary)",
-    )
-    p.add_argument(
-        '--keep-digits',
-        action='store_true',
-        help='read numbers in digits as they are (default: spell them in words for the '
-        'model and write them back in digits in the translation)',
-    )
+    add_shared(p, 'split', default=True)  # --no-split: a line as one sequence
+    add_shared(p, 'truecase', default=True)
+    add_shared(p, 'keep_digits')
 
 # %% ../nbs/97a_translate_cli.ipynb #4f1c515b
 def _add_run_arguments(p: argparse.ArgumentParser):
     "How to run: batch size, the deployment (--optimize, chapter 13a), device, output."
-    p.add_argument(
-        '--batch-size',
-        type=int_in(1),
-        default=32,
-        help='sentences decoded together (default: 32)',
-    )
+    add_shared(p, 'batch_size', default=32)
     add_deploy_arguments(p)  # --optimize, and --int8, --compile
-    p.add_argument(
-        '--device',
-        default='cpu',
-        help="'cpu', 'cuda', 'cuda:1', 'mps' or 'auto' (CUDA if available; default: "
-        "cpu)",
-    )
+    add_shared(p, 'device', default='cpu')
     p.add_argument(
         '--output',
         metavar='FILE',
@@ -143,16 +113,7 @@ def _check_args(args: argparse.Namespace):
         check_model_dir(args.checkpoint, ())  # the folder, or a shipped model's name
     except FileNotFoundError as e:
         raise UsageError(f"--checkpoint: {e}") from None
-    try:
-        resolve_device(args.device)
-    except ValueError as e:
-        raise UsageError(f"--device: {e}") from None
-    how = deployment(args)
-    if how not in (None, 'auto') and resolve_device(args.device).type != 'cpu':
-        raise UsageError(
-            f"--optimize {how} decodes on the CPU: choose --optimize auto or none, "
-            "or pass --device cpu"
-        )
+    check_device_flags(args)  # as evaluate does
 
 # %% ../nbs/97a_translate_cli.ipynb #917e0707
 def _load(args: argparse.Namespace) -> Translator:
@@ -164,8 +125,8 @@ def _load(args: argparse.Namespace) -> Translator:
             batch_size=args.batch_size,
             generation_config=from_args(args),
             optimize=deployment(args),
-            split=not args.no_split,
-            truecase=not args.no_truecase,
+            split=args.split,
+            truecase=args.truecase,
             spell_digits=not args.keep_digits,
         )
     except DeploymentUnavailable as e:  # the machine, not the flags or the files

@@ -11,6 +11,7 @@ __all__ = ['DEVICES', 'DEBUG_ENV', 'USER_ERRORS', 'ISSUES', 'SLIPS', 'INSTALL', 
 
 # %% ../nbs/00_utils.ipynb #f9497d20
 import argparse, dataclasses, importlib, json, linecache, math, os, sys, time
+import signal, threading
 import types, typing
 from pathlib import Path
 import torch
@@ -98,7 +99,7 @@ def int_in(lo: int | None = None, hi: int | None = None):
             raise argparse.ArgumentTypeError(f"must be {_bounds(lo, hi)}, got {v}")
         return v
 
-    parse.__name__ = 'int'
+    parse.__name__, parse.metavar = 'int', 'N'  # N: every count's name in --help
     return parse
 
 # %% ../nbs/00_utils.ipynb #7ef19077
@@ -117,7 +118,7 @@ def float_in(lo: float | None = None, hi: float | None = None):
             )
         return v
 
-    parse.__name__ = 'float'
+    parse.__name__, parse.metavar = 'float', 'X'  # X: every real number's
     return parse
 
 
@@ -168,6 +169,12 @@ class ArgumentParser(argparse.ArgumentParser):
     def error(self, message: str):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
+    def _get_formatter(self):  # help, usage and errors all format through it
+        for a in self._actions:  # a value's name by its kind: N for a count, X a number
+            if a.metavar is None and a.choices is None:
+                a.metavar = getattr(a.type, 'metavar', None)
+        return super()._get_formatter()
+
 # %% ../nbs/00_utils.ipynb #503f11ea
 DEBUG_ENV = 'TRANSFORMER_NB_DEBUG'
 USER_ERRORS = (
@@ -210,7 +217,16 @@ def run_main(
             raise
         line, status = failure or (_internal(e), 1)
         print(f"{prog}: {line}", file=sys.stderr)
+        if isinstance(e, KeyboardInterrupt):
+            _ignore_further_interrupts()
         return status
+
+
+def _ignore_further_interrupts():
+    """Once "interrupted" is said, a second Ctrl-C while Python exits (its exit
+    handlers, torch.compile's reports among them) is ignored: no traceback."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 # %% ../nbs/00_utils.ipynb #3822edc2
 def _failure(e: BaseException) -> tuple[str, int] | None:
@@ -363,7 +379,7 @@ def output_dir(path, overwrite: bool = False) -> Path:
     if path.is_dir() and any(path.iterdir()) and not overwrite:
         raise FileExistsError(
             f"{path} exists and is not empty: choose a new directory "
-            "or overwrite it (--force)"
+            "or overwrite it (--overwrite)"
         )
     path.mkdir(parents=True, exist_ok=True)
     return path
