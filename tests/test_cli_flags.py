@@ -49,8 +49,8 @@ def test_an_idea_has_one_name():
     seen = {}
     for cmd, p in PARSERS.items():
         for a in options(p):
-            if a.dest == 'optimize' and a.const is not None:
-                continue  # --int8, --compile: spellings of one --optimize value, not of the idea
+            if a.const is not None and a.nargs == 0:
+                continue  # --int8, --keep-digits: spellings of one value of an idea (--optimize, --numbers)
             seen.setdefault(a.dest, {})[cmd] = (tuple(a.option_strings), a.metavar)
     differ = {d: by for d, by in seen.items() if len(set(by.values())) > 1}
     assert not differ, f'one idea, several names: {differ}'
@@ -59,10 +59,12 @@ def test_an_idea_has_one_name():
 def test_shared_ideas_come_from_the_table():
     for cmd, p in PARSERS.items():
         for a in options(p):
-            if a.dest in SHARED_FLAGS:
-                flags = SHARED_FLAGS[a.dest][0]  # and a --no- form where the flag is a switch
+            idea = next((k for k, (f, _) in SHARED_FLAGS.items() if f[0] == a.option_strings[0]), None)
+            if idea is not None:
+                flags = SHARED_FLAGS[idea][0]  # and a --no- form where the flag is a switch
                 negated = tuple('--no-' + f[2:] for f in flags) if len(a.option_strings) > len(flags) else ()
-                assert tuple(a.option_strings) == flags + negated, (cmd, a.dest)
+                assert tuple(a.option_strings) == flags + negated, (cmd, idea)
+                assert a.dest == SHARED_FLAGS[idea][1].get('dest', idea), (cmd, idea)
 
 
 def test_values_are_named_by_their_kind():
@@ -76,7 +78,7 @@ def test_values_are_named_by_their_kind():
 
 
 def test_translate_and_evaluate_take_the_same_decoding_and_text_flags():
-    common = set(FLAGS) | {'split', 'truecase', 'keep_digits', 'device', 'optimize', 'batch_size', 'checkpoint'}
+    common = set(FLAGS) | {'split', 'truecase', 'numbers', 'device', 'optimize', 'batch_size', 'checkpoint'}
     for cmd in ('translate', 'evaluate'):
         dests = {a.dest for a in options(PARSERS[cmd])}
         missing = common - dests - ({'num_beams'} if cmd == 'evaluate' else set())

@@ -1,8 +1,9 @@
 """The figures that the README, the book's index and benchmarks/README quote are the ones code wrote: speed ratios
 from `benchmarks/decode_speed.py` (`data/decode_speed.json`), the shipped model's scores from
 `benchmarks/shipped_scores.py` (`data/shipped_scores.json`), the baselines' from `benchmarks/baselines.py`
-(`data/baselines.json`), the KV cache's speed-up from chapter 13's output. Rerunning a script or a chapter without
-updating a quote (or the reverse) fails here."""
+(`data/baselines.json`), the KV cache's speed-up from chapter 13's output, the share of sentences whose numbers and
+words both survive from `benchmarks/number_faithfulness.py` (`data/number_faithfulness.json`). Rerunning a script or
+a chapter without updating a quote (or the reverse) fails here."""
 import json, re
 from pathlib import Path
 
@@ -101,3 +102,16 @@ def test_index_headlines_quote_the_data():
     quotes.append(f"| {speed[64]}× / {speed[128]}× (d_model 128, 8 sentences)")
     missing = [q for q in quotes if q not in text]
     assert not missing, f'the index should quote: {missing}'
+
+
+def test_readme_quotes_the_number_measure():
+    "The README's paragraph on numbers quotes data/number_faithfulness.json: each way's share of faithful sentences."
+    data = json.loads((ROOT / 'data' / 'number_faithfulness.json').read_text())
+    text = ' '.join((ROOT / 'README.md').read_text().split())  # lines joined
+    pct = lambda way: f"{data['ways'][way]['all']['faithful_pct']:.1f} %"
+    want = [f"a sentence chrF of at least {data['kept_chrf']:g} against a reference",
+            f"{pct('retry')} of {sum(data['sets'].values())} sentences with numbers",
+            f"{pct('stand-ins')} when every number is said by a stand-in",
+            f"{pct('spelled')} when each is spelled", f"{pct('digits')} read as digits"]
+    missing = [w for w in want if w not in text]
+    assert not missing, f'README.md should quote (from data/number_faithfulness.json): {missing}'

@@ -172,15 +172,41 @@ def test_one_case_lines_are_recased():
     assert r.returncode == 0 and r.stdout.splitlines() == expected('book', ['jehová es mi pastor.'], truecase=False)
 
 
-def test_numbers_in_digits_come_back_in_digits():
-    "The shipped model has seen numbers only in words: digits are spelled for it and written back; --keep-digits reads them as they are."
-    r = run('Tengo 25 años.', 'Había 300 hombres en la ciudad.')
+# sentences with numbers in digits, with references a person wrote (as data/number_sentences.tsv)
+WHOLE = {'Tenía 25 años.': 'He was 25 years old.', 'Murió en 1616.': 'He died in 1616.',
+         'Había 300 hombres en la ciudad.': 'There were 300 men in the city.'}
+
+
+def judged(sentences: dict, out: list) -> list:
+    "Each translation judged by the whole sentence against its reference (faithfulness, chapter 9c)."
+    from transformer_nb.sentences import faithfulness
+    assert len(out) == len(sentences), out
+    return [faithfulness(s, o, ref) for (s, ref), o in zip(sentences.items(), out)]
+
+
+def test_numbers_in_digits_come_back_with_their_sentence():
+    """The shipped model has seen numbers only in words: each is spelled for it and written back in digits, and a line
+    whose translation lost one is read again with stand-ins. Judged by the whole sentence, each translation keeps its
+    number and the words around it; --numbers spelled and --keep-digits read numbers the other ways."""
+    r = run(*WHOLE)
     assert r.returncode == 0, r.stderr
     out = r.stdout.splitlines()
-    assert '25' in out[0] and '300' in out[1], out
+    assert all(j['faithful'] for j in judged(WHOLE, out)), list(zip(out, judged(WHOLE, out)))
+    r = run('--numbers', 'spelled', 'Tengo 25 años.')
+    assert r.returncode == 0 and r.stdout.splitlines() == expected('book', ['Tengo 25 años.'], stand_ins=())
     r = run('--keep-digits', 'Tengo 25 años.')
     assert r.returncode == 0 and r.stdout.splitlines() == expected('book', ['Tengo 25 años.'], spell_digits=False)
 
+
+def test_digits_kept_at_the_cost_of_the_sentence_fail():
+    """Every number said by a stand-in (--numbers stand-ins, the default before) keeps the digits of these sentences
+    and loses the rest ("25 years.", "1616."): the whole-sentence measure fails each of them, as it must."""
+    lost = {'Tenía 25 años.': 'He was 25 years old.', 'Murió en 1616.': 'He died in 1616.',
+            'Vivió 120 años.': 'He lived 120 years.'}
+    r = run('--numbers', 'stand-ins', *lost)
+    assert r.returncode == 0, r.stderr
+    out = r.stdout.splitlines()
+    assert all(j['numbers'] and not j['faithful'] for j in judged(lost, out)), out
 
 
 @pytest.mark.parametrize('command', ['translate', 'evaluate'])

@@ -90,10 +90,11 @@ def translate_ids(
     # True: read each verse as `translate` does (sentences, casing)
     split: bool = False,
     truecase: bool | None = None,  # recase a line typed in one case; None: as split
-    spell_digits: bool = True,  # numbers in digits spelled for the model (chapter 9c)
     # instead of CHOSEN with these settings and PLAIN_SEARCH: the config to decode with
     generation_config: GenerationConfig | None = None,
-    **settings,  # other decoding settings of the translator (no_repeat_ngram_size, ...)
+    # other settings of the translator: decoding (no_repeat_ngram_size, ...) and how
+    # numbers are read (spell_digits, stand_ins, stand_ins_first: chapter 15)
+    **settings,
     # one list of output ids per sentence (no bos, eos or padding), in input order
 ) -> list:
     """Translate `sentences` into token ids, greedy or with beam search: chapter 15's
@@ -103,7 +104,6 @@ def translate_ids(
     cfg = translate_config(generation_config, num_beams, **alpha)
     truecase = split if truecase is None else truecase
     run = dict(batch_size=batch_size, split=split, truecase=truecase)
-    run['spell_digits'] = spell_digits
     # a prepacked copy on a float32 CPU (chapter 13a); the model itself elsewhere
     deployed = optimize_for(model, 'auto')
     tr = Translator(deployed, tok, generation_config=cfg, **run, **settings)
@@ -303,7 +303,7 @@ def evaluate_model(
     progress: bool = False,  # a progress bar while translating (on a terminal)
     split: bool = False,  # True: each verse's sentences apart (chapter 15)
     truecase: bool | None = None,  # as in `translate_ids`
-    spell_digits: bool = True,  # as in `translate_ids`
+    numbers: dict | None = None,  # how numbers are read: Translator arguments
     generation_config: GenerationConfig | None = None,  # as in `translate_ids`
     **settings,  # other decoding settings, passed on to translate_ids
 ) -> dict:
@@ -312,7 +312,7 @@ def evaluate_model(
     cfg = translate_config(generation_config, num_beams, gnmt_alpha)
     cfg = cfg.update(num_beams=num_beams, max_new_tokens=max_new_tokens, **settings)
     run = dict(batch_size=batch_size, progress=progress, direction=direction)
-    run |= dict(split=split, truecase=truecase, spell_digits=spell_digits)
+    run |= dict(split=split, truecase=truecase, **(numbers or {}))
     ids = translate_ids(model, tok, pairs.src, generation_config=cfg, **run)
     seconds, hyps = time.perf_counter() - t0, tok.decode(ids) if ids else []
     out = {**_labels(cfg), **corpus_scores(hyps, pairs.tgt)}

@@ -32,7 +32,7 @@ from transformer_nb.deploy import (
     deployment,
 )
 from .deploy import optimize_for
-from .generation_config import add_shared
+from .generation_config import NUMBER_READINGS, add_shared
 from .utils import ArgumentParser, in_ipython, int_in
 from .utils import run_main
 
@@ -139,6 +139,7 @@ def _add_selection_arguments(p: ArgumentParser):
     text = ' (default: whole verses as written, as the book scores them)'
     add_shared(p, 'split', default=False).help += text
     add_shared(p, 'truecase', default=None).help += ' (default: as --split)'
+    add_shared(p, 'numbers')
     add_shared(p, 'keep_digits')
 
 # %% ../nbs/97_evaluate_cli.ipynb #d4a28c8a
@@ -270,7 +271,7 @@ def main(argv: list | None = None) -> int:
     pairs, where = _pairs(p, a, src_lang)
     model, tok, configs = _model(p, a, ckpt)
     run = dict(batch_size=a.batch_size, max_new_tokens=a.max_new_tokens, progress=True)
-    run |= dict(split=a.split, truecase=a.truecase, spell_digits=not a.keep_digits)
+    run |= dict(split=a.split, truecase=a.truecase, numbers=NUMBER_READINGS[a.numbers])
     results = [
         evaluate_model(
             model,

@@ -4,8 +4,8 @@
 
 # %% auto #0
 __all__ = ['LP_LIMIT', 'RULES', 'CHOSEN', 'SAMPLING', 'BEAM', 'OWN', 'READERS', 'DEFAULTS', 'FLAGS', 'AS_TYPED', 'SHARED_FLAGS',
-           'GenerationConfig', 'generation_mode', 'unused_settings', 'read_by', 'settings_of', 'refuse_unused',
-           'narrow', 'check_for_model', 'add_arguments', 'from_args', 'check_flags', 'add_shared']
+           'NUMBER_READINGS', 'GenerationConfig', 'generation_mode', 'unused_settings', 'read_by', 'settings_of',
+           'refuse_unused', 'narrow', 'check_for_model', 'add_arguments', 'from_args', 'check_flags', 'add_shared']
 
 # %% ../nbs/95_generation_config.ipynb #60335cfd
 import argparse, math
@@ -400,6 +400,15 @@ SHARED_FLAGS = {
     'overwrite': (('--overwrite', '--force'), dict(action='store_true')),
 }
 
+# %% ../nbs/95_generation_config.ipynb #82ec35fd
+# --numbers: how numbers in digits are read, as Translator arguments (chapter 15)
+NUMBER_READINGS = {
+    'retry': {},  # spelled; a line that lost one read again with stand-ins
+    'stand-ins': dict(stand_ins_first=True),  # each said by a stand-in
+    'spelled': dict(stand_ins=()),  # each spelled, no line read twice
+    'digits': dict(spell_digits=False),  # as typed
+}
+
 # %% ../nbs/95_generation_config.ipynb #c684337d
 SHARED_FLAGS.update(  # how a line of text is read (chapter 9c)
     split=(
@@ -418,21 +427,38 @@ SHARED_FLAGS.update(  # how a line of text is read (chapter 9c)
             "writes (names from the model's vocabulary)",
         ),
     ),
+)
+
+# %% ../nbs/95_generation_config.ipynb #fdbdd125
+SHARED_FLAGS.update(  # how numbers in digits are read (chapter 15)
+    numbers=(
+        ('--numbers',),
+        dict(
+            choices=list(NUMBER_READINGS),
+            default='retry',
+            help='how numbers in digits are read: retry (the default) spells each in '
+            'words for the model, writes it back in digits, and reads a line whose '
+            'translation lost one again with stand-ins; stand-ins says every number '
+            'by a stand-in; spelled spells each and reads no line twice; digits reads '
+            'them as typed (chapter 15 measures each)',
+        ),
+    ),
     keep_digits=(
         ('--keep-digits',),
         dict(
-            action='store_true',
-            help='read numbers in digits as they are (default: spell them in words '
-            'for the model and write them back in digits in the translation)',
+            dest='numbers',
+            action='store_const',
+            const='digits',
+            help='the same as --numbers digits',
         ),
     ),
 )
 
-
+# %% ../nbs/95_generation_config.ipynb #1dd0849c
 def add_shared(p, idea: str, **changes):
     "Add the flag of a shared `idea` to parser (or group) `p`; `changes`: its options."
     flags, options = SHARED_FLAGS[idea]
-    return p.add_argument(*flags, dest=idea, **{**options, **changes})
+    return p.add_argument(*flags, **{'dest': idea, **options, **changes})
 
 # %% ../nbs/95_generation_config.ipynb #bd0eb819
 _HF_SAME = (  # settings whose name and meaning Hugging Face's GenerationConfig shares

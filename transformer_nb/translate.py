@@ -22,8 +22,8 @@ from .generation import STRATEGIES, generate, generation_mode
 from .generation_config import refuse_unused
 from .deploy import check_optimization, deployed_as, optimize_for
 from .generation_config import CHOSEN, DEFAULTS, GenerationConfig, narrow
-from .sentences import digits_to_words, split_clauses, split_sentences
-from .sentences import truecase, words_to_digits
+from .sentences import split_clauses, split_sentences, truecase
+from .sentences import translate_numbers
 from .sentences import LEARNED_AS_TYPED, SPELLINGS, STAND_INS
 from .sentences import capitalized_words
 from .sentences import FUNCTION_WORDS, language_of, language_guess
@@ -63,10 +63,13 @@ def tensor_of(rows: Sequence[Sequence[int]], pad_token_id: int = 0) -> Tensor:
 _DIRECTION = re.compile(r'[a-z]{2,3}-[a-z]{2,3}')  # source-target, as 'es-en'
 
 
-def _check_direction(direction: str | None):
-    "A ValueError unless `direction` is None or two language codes, as 'es-en'."
+def _check_run(direction: str | None, batch_size: int):
+    """A ValueError unless `direction` is None or two language codes, as 'es-en', and
+    `batch_size` a positive int."""
     if direction is not None and not _DIRECTION.fullmatch(str(direction)):
         raise ValueError(f"direction must be like 'es-en' or None, got {direction!r}")
+    if not isinstance(batch_size, int) or batch_size < 1:
+        raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
 
 # %% ../nbs/15_translate.ipynb #abbd850a
 def _one_each(config: GenerationConfig) -> GenerationConfig:
@@ -110,28 +113,30 @@ class Translator:
         truecase: bool = True,
         # numbers in digits: spelled in words for the model, written back in digits
         spell_digits: bool = True,
-        # numbers said in place of those in digits (chapter 9c); (): each spelled
+        # said in place of a spelled number the translation lost (chapter 9c); ():
+        # each number spelled, no line read twice
         stand_ins: Sequence[int] = STAND_INS,
+        # every number said by a stand-in from the start, not only where one was lost
+        stand_ins_first: bool = False,
         generation_config: GenerationConfig | None = None,  # None: CHOSEN (chapter 17)
         **overrides,  # settings of the config, as num_beams=1
     ):
         self.given = set(DEFAULTS) if generation_config else set(overrides)
         c = (generation_config or CHOSEN).update(**overrides)  # the rest: narrowed
         self.config = _one_each(narrow(c, self.given))
-        _check_direction(direction)
-        if not isinstance(batch_size, int) or batch_size < 1:
-            raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
+        _check_run(direction, batch_size)
         check_tokenizer(model, tokenizer)
         self.model = model  # decoded as it is: never copied, moved or changed here
         self.tok, self.batch_size, self.direction = tokenizer, batch_size, direction
-        self._set_text_rules(split, truecase, spell_digits, stand_ins)
+        self._set_text_rules(split, truecase, spell_digits, stand_ins, stand_ins_first)
 
 # %% ../nbs/15_translate.ipynb #87278971
 @patch
-def _set_text_rules(self: Translator, split, truecase, spell_digits, stand_ins):
-    """How lines are read: cut into sentences, recased, numbers spelled (each a bool),
-    and the numbers said in place of those in digits."""
+def _set_text_rules(self: Translator, split, truecase, spell_digits, stand_ins, first):
+    """How lines are read: cut into sentences, recased, numbers spelled, stand-ins
+    first (each a bool), and the numbers said in place of those in digits."""
     flags = dict(split=split, truecase=truecase, spell_digits=spell_digits)
+    flags['stand_ins_first'] = self.stand_ins_first = first
     for name, v in flags.items():
         if not isinstance(v, bool):
             raise TypeError(f"{name} must be True or False, got {v!r}")
@@ -354,17 +359,6 @@ def translate_ids(
 
 # %% ../nbs/15_translate.ipynb #10ce1808
 @patch
-def _numbers(self: Translator, lines: list) -> tuple:
-    """Each line with its numbers in digits spelled in words (`spell_digits`), by their
-    stand-ins where there are, and the numbers of each: (lines to read, numbers)."""
-    if self.spell is None:
-        return lines, [[] for _ in lines]
-    say = lambda l: digits_to_words(l, self.spell[0], self.stand_ins)
-    done = [say(l) if isinstance(l, str) else (l, []) for l in lines]
-    return [t for t, _ in done], [n for _, n in done]
-
-
-@patch
 def translate(
     self: Translator,
     sentences: str | Sequence[str],  # one line, or a list of them
@@ -378,11 +372,13 @@ def translate(
     lines = [sentences] if single else list(sentences)  # read once: any iterable
     lines = self._readable(lines)  # invalid UTF-8, control characters: out
     self._check_language(lines)
-    lines, numbers = self._numbers(lines)
-    ids = self.translate_ids(lines, batch_size, progress, **overrides)
-    out = [self.tok.decode(row) for row in ids]
-    if self.spell is not None:
-        out = [words_to_digits(o, n, self.spell[1]) for o, n in zip(out, numbers)]
+    ids = lambda lines: self.translate_ids(lines, batch_size, progress, **overrides)
+    decoded = lambda lines: [self.tok.decode(row) for row in ids(lines)]
+    if self.spell is None:
+        out = decoded(lines)
+    else:  # numbers spelled; a line that lost one read again with stand-ins
+        first = self.stand_ins_first
+        out = translate_numbers(lines, decoded, self.spell, self.stand_ins, first)
     return out[0] if single else out
 
 # %% ../nbs/15_translate.ipynb #4d053baa

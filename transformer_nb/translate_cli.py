@@ -17,7 +17,7 @@ from transformer_nb.deploy import (
 from .generation_config import add_arguments, check_flags, from_args
 from .model import check_model_dir
 from .translate import Translator
-from .generation_config import add_shared
+from .generation_config import NUMBER_READINGS, add_shared
 from .utils import ArgumentParser, UsageError, in_ipython
 from .utils import run_main
 
@@ -48,7 +48,8 @@ def _add_text_arguments(p: argparse.ArgumentParser):
     "How lines are read: cut into sentences, recased, numbers spelled."
     add_shared(p, 'split', default=True)  # --no-split: a line as one sequence
     add_shared(p, 'truecase', default=True)
-    add_shared(p, 'keep_digits')
+    add_shared(p, 'numbers')
+    add_shared(p, 'keep_digits')  # the same as --numbers digits
 
 # %% ../nbs/97a_translate_cli.ipynb #4f1c515b
 def _add_run_arguments(p: argparse.ArgumentParser):
@@ -127,7 +128,7 @@ def _load(args: argparse.Namespace) -> Translator:
             optimize=deployment(args),
             split=args.split,
             truecase=args.truecase,
-            spell_digits=not args.keep_digits,
+            **NUMBER_READINGS[args.numbers],
         )
     except DeploymentUnavailable as e:  # the machine, not the flags or the files
         raise UsageError(

@@ -1,0 +1,46 @@
+"""Numbers judged by the whole sentence. `benchmarks/number_faithfulness.py` judges each way the translator can read
+numbers in digits (`transformer-nb translate --numbers`) on the written sentences of `data/number_sentences.tsv` and on
+test verses, and writes `data/number_faithfulness.json`. The default of `Translator` and of the command must be the way
+it found most faithful, the numbers kept and the sentence around them, as `tests/test_defaults.py` holds the decoding
+defaults to chapter 17's choice; `KEPT_CHRF`, the chrF of a kept sentence, must be the one the file was measured with
+and lie near the lower quartile of the model's test verses that it stands for. Rerunning the script with another
+result, or changing a default without it, fails here."""
+import json
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = json.loads((ROOT / 'data' / 'number_faithfulness.json').read_text())
+
+
+def most_faithful(ways: dict) -> str:
+    "The way whose translations keep both the numbers and the sentence most often (the mean chrF breaks a tie)."
+    return max(ways, key=lambda w: (ways[w]['all']['faithful_pct'], ways[w]['all']['mean_chrf']))
+
+
+def test_the_default_is_the_most_faithful():
+    from transformer_nb.translate_cli import NUMBER_READINGS, build_parser
+    best = most_faithful(DATA['ways'])
+    assert DATA['most_faithful'] == best
+    assert build_parser().parse_args([]).numbers == best, 'the command reads numbers another way by default'
+    assert NUMBER_READINGS[best] == {}, "the default way must be Translator's own defaults"
+
+
+def test_the_check_can_fail():
+    ways = json.loads(json.dumps(DATA['ways']))
+    ways['stand-ins']['all']['faithful_pct'] = 100.0  # were stand-ins the most faithful, the default would be wrong
+    assert most_faithful(ways) == 'stand-ins' != DATA['most_faithful']
+
+
+def test_the_threshold_is_the_measured_one():
+    from transformer_nb.sentences import KEPT_CHRF
+    assert DATA['kept_chrf'] == KEPT_CHRF, 'the file was measured with another threshold: rerun the script'
+    quartile = DATA['test_verses_chrf']['lower_quartile']
+    assert abs(quartile - KEPT_CHRF) < 1, f'KEPT_CHRF = {KEPT_CHRF} no longer stands for the lower quartile {quartile}'
+
+
+def test_every_way_of_the_command_and_every_sentence_is_judged():
+    from transformer_nb.translate_cli import NUMBER_READINGS
+    assert set(NUMBER_READINGS) <= set(DATA['ways'])
+    rows = [l for l in (ROOT / 'data' / 'number_sentences.tsv').read_text(encoding='utf-8').splitlines()
+            if l and not l.startswith('#')][1:]  # the header aside
+    assert DATA['sets']['sentences'] == len(rows) == len(DATA['examples'])
