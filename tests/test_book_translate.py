@@ -7,7 +7,8 @@ every other host blocked, headless Chromium typing verses into #source and press
   `benchmarks/web_translate.py`, not asserted.
 * The page's sentence rules (vendor/sentences.js) cut texts as `split_sentences` and `split_clauses` do.
 * The cross-attention chart of the translation is drawn and answers a hover; the beams' candidates are listed,
-  best first; bad input (nothing typed, random characters, too long a text) gets a message, never an error.
+  best first; bad input (nothing typed, random characters, too long a text, a sentence longer than the model
+  reads) gets a message, never an error.
 * The page states what its first translation downloads, and that is what it downloads.
 * With a text of 2,000 characters being translated, the page handles a click of its own, and Stop ends the run,
   keeping the sentences translated; the longest pause of the page's main thread is printed, not asserted.
@@ -95,7 +96,7 @@ def test_beams_are_the_book_beam_search(float32, verses):
 
 
 def test_beams_attention_and_bad_input(browser, server, verses):
-    "8 beams: candidates best first, the chart drawn and hovered; empty and random input answered in words."
+    "8 beams: candidates best first, the chart drawn and hovered; empty, random and overlong input answered in words."
     t = W.Translator(browser, server, 'int8')
     p = t.page
     r = t.translate(verses[1], beams=8)
@@ -116,6 +117,12 @@ def test_beams_attention_and_bad_input(browser, server, verses):
     noise = ''.join(rnd.choice('áé¿¡ñ#%&*()[]{}<>\\/"\'\t 0123456789abcXYZ\u200b\U0001F600') for _ in range(120))
     r = t.translate(noise)
     assert r['state'] == 'done', r
+    # one sentence longer than the model reads, with no clause to cut: translated from its
+    # first pieces, saying so; its chart, too large to draw, is not drawn, saying so
+    T = json.loads((W.HTML / 'models' / 'book' / 'config.json').read_text())['max_len']
+    r = t.translate('Y la palabra de Dios ' * (T // 4))
+    assert r['state'] == 'done' and r['text'] and f'only its first {T - 1} pieces' in r['status'], r
+    assert 'No chart' in r['status'] and p.get_attribute('#tnb-translate-chart', 'data-rendered') is None
     assert not t.outside and not t.errors, (t.outside[:3], t.errors[:3])
     t.close()
 

@@ -12,6 +12,9 @@
   const $ = id => document.getElementById(id);
   const box = document.querySelector('.tnb-translate');
   const maxChars = Number(box.dataset.maxChars);
+  // the most cells (source pieces x translation pieces) the chart draws: the SVG heat map
+  // holds the page's thread while it draws (2,700 cells: 0.9 s on two cores)
+  const CHART_CELLS = 2500;
   let worker = null, files = null;
   const loaded = new Set();  // groups of files already loaded: runtime, chart, int8, ...
   let current = null;  // the run on screen: {run, start, count, done, ...}
@@ -119,11 +122,17 @@
 
   const how = r => `${r.beams === 1 ? 'greedy' : r.beams + ' beams'}, ${r.precision} weights, ` +
     plural(r.pieces, 'piece');
-  const cutNote = r => r.cut.length
-    ? ` ${r.cut.length === 1 ? 'Sentence ' + (r.cut[0] + 1) + ' was' : plural(r.cut.length, 'sentence') + ' were'} ` +
-      `longer than the model reads (${r.maxLen} pieces) and had no ; : or comma to cut ` +
-      `at: only the first ${r.maxLen - 1} pieces of each were translated.`
-    : '';
+  const cutNote = r => !r.cut.length ? '' : r.cut.length === 1
+    ? ` Sentence ${r.cut[0] + 1} was longer than the model reads (${r.maxLen} pieces) ` +
+      `and had no ; : or comma to cut it at: only its first ${r.maxLen - 1} pieces were ` +
+      'translated.'
+    : ` ${r.cut.length} sentences were longer than the model reads (${r.maxLen} pieces) ` +
+      `and had no ; : or comma to cut them at: only the first ${r.maxLen - 1} pieces of ` +
+      'each were translated.';
+  const chartNote = r => !r.attention || r.attention.steps ? ''
+    : ` No chart: the first sentence's cross-attention has ` +
+      `${r.attention.cells.toLocaleString('en')} cells (source by translation pieces), ` +
+      `and the page draws at most ${CHART_CELLS.toLocaleString('en')}.`;
 
   // What the worker sends, for the run on screen; a stopped run's later sentences are
   // dropped, its chart is still drawn.
@@ -164,7 +173,7 @@
   };
 
   const finish = async r => {
-    if (r.attention) await draw(r, r.attention);
+    if (r.attention && r.attention.steps) await draw(r, r.attention);
     download();
     if (r.stopped) return;
     current = null;
@@ -172,7 +181,7 @@
     box.dataset.ms = r.ms.toFixed(0);
     const loading = r.loadMs > 1000 ? `, ${seconds(r.loadMs)} of it loading the model` : '';
     say(`Translated ${plural(r.count, 'sentence')} in ${seconds(r.ms)}${loading} ` +
-        `(${how(r)}).${cutNote(r)}`, 'done');
+        `(${how(r)}).${cutNote(r)}${chartNote(r)}`, 'done');
   };
 
   const stop = () => {
@@ -214,7 +223,8 @@
                pieces: 0, cut: []};
     busy(true);
     say('Starting…', 'busy');
-    worker.postMessage({type: 'translate', run: current.run, text, beams, precision});
+    worker.postMessage({type: 'translate', run: current.run, text, beams, precision,
+                        chartCells: CHART_CELLS});
   };
 
   $('translate').addEventListener('click', translate);

@@ -10,10 +10,11 @@
 // translated in turn; after each the translation so far is sent. Between two decoding
 // steps the worker reads its messages, so a stop ends the run within one step.
 //
-// Messages in:  {type: 'translate', run, text, beams, precision}, {type: 'stop', run}
+// Messages in:  {type: 'translate', run, text, beams, precision, chartCells}, {type: 'stop', run}
 // Messages out: {type: 'loading' | 'loaded', run}, {type: 'plan', run, count, cut},
 //   {type: 'sentence', run, index, count, text, pieces, candidates (of the first)},
-//   {type: 'attention', run, keys, queries, steps}, {type: 'end', run, stopped},
+//   {type: 'attention', run, cells, keys, queries, steps (none past chartCells)},
+//   {type: 'end', run, stopped},
 //   {type: 'error', run, message}
 const ROOT = new URL('../', self.location.href).href;
 const MODEL = ROOT + 'models/book/';
@@ -200,7 +201,7 @@ const sources = text => {
   return {ids, cut};
 };
 
-const translate = async ({run, text, beams: K, precision}) => {
+const translate = async ({run, text, beams: K, precision, chartCells}) => {
   const say = (type, more) => postMessage({type, run, ...more});
   if (!sessions[precision]) say('loading');  // the first time only
   await setup();
@@ -228,10 +229,14 @@ const translate = async ({run, text, beams: K, precision}) => {
     if (!(e instanceof Stopped)) throw e;
   }
   if (first) {  // the chart: the cross-attention of the first sentence's translation
-    const att = await attention(s, first.enc, first.tokens);
-    say('attention', {keys: first.src.map(i => config.pieces[i]),
-                      queries: att.inputs.map(i => config.pieces[i]),
-                      layers: config.layers, heads: config.heads, steps: att.steps});
+    const cells = first.src.length * first.tokens.length;
+    if (cells > chartCells) say('attention', {cells});  // too large for the page to draw
+    else {
+      const att = await attention(s, first.enc, first.tokens);
+      say('attention', {cells, keys: first.src.map(i => config.pieces[i]),
+                        queries: att.inputs.map(i => config.pieces[i]),
+                        layers: config.layers, heads: config.heads, steps: att.steps});
+    }
   }
   say('end', {stopped: stops.has(run)});
 };
