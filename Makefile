@@ -48,9 +48,11 @@ html: web
 # The book's web code, pinned in web/package.json and web/package-lock.json, from the npm registry (npm from Debian
 # where it is missing), into web/site/, which the build copies into _build/html: the chart library the pages load
 # from vendor/, each file with its licence; ONNX Runtime Web (vendor/ort/), SentencePiece compiled to WebAssembly
-# (bundled by esbuild into vendor/sentencepiece.js) and the page's own script (web/src/translate.js) for the
-# translator in the page; and the book's model exported to ONNX (models/book/), again only when the model or the
-# export changed. axe-core stays in web/node_modules: tests/test_book_a11y.py injects it into the built pages.
+# (bundled by esbuild into vendor/sentencepiece.js), and for the translator in the page its own script
+# (web/src/translate.js), the worker that runs the model (web/src/translate_worker.js), the sentence rules
+# (web/src/sentences.js) and the sizes of the files they load (tools/web_files.py); and the book's model exported
+# to ONNX (models/book/), again only when the model or the export changed. axe-core stays in web/node_modules:
+# tests/test_book_a11y.py injects it into the built pages.
 VENDOR := vega vega-lite vega-embed
 ORT := ort.wasm.min.js ort-wasm-simd-threaded.wasm ort-wasm-simd-threaded.mjs
 web: web/site/models/book/config.json
@@ -65,7 +67,8 @@ web: web/site/models/book/config.json
 	  --global-name=sentencepiece --platform=browser --alias:fs=./web/src/empty.js \
 	  --alias:module=./web/src/empty.js --log-level=warning --outfile=web/site/vendor/sentencepiece.js
 	cp web/node_modules/@sctg/sentencepiece-js/LICENSE web/site/vendor/sentencepiece.LICENSE
-	cp web/src/translate.js web/site/vendor/translate.js
+	cp web/src/translate.js web/src/translate_worker.js web/src/sentences.js web/site/vendor/
+	$(PYTHON) tools/web_files.py web/site
 
 web/site/models/book/config.json: models/book_small/model.safetensors models/book_small/tokenizer.model \
                                   transformer_nb/onnx_graphs.py

@@ -66,9 +66,13 @@ class Chart:
     """A Vega-Lite chart that lives in the page: drawn by the browser in the book, in
     Jupyter and in Colab, with `alt` the sentence a screen reader reads for it.
     `renderer`: 'svg' (an element per mark, each named for screen readers) or
-    'canvas' (one picture: for thousands of marks, which SVG draws slowly)."""
+    'canvas' (one picture: for thousands of marks, which SVG draws slowly).
+    `min_width`: the narrowest it is drawn (px); a narrower column scrolls it sideways
+    in its own box."""
 
-    def __init__(self, spec: dict, alt: str, renderer: str = 'svg'):
+    def __init__(
+        self, spec: dict, alt: str, renderer: str = 'svg', min_width: int | None = None
+    ):
         if not alt or not alt.strip():
             raise ValueError(
                 'a chart needs alt text: one sentence saying what it shows'
@@ -81,7 +85,7 @@ class Chart:
             'description': alt,
             'config': BOOK_CONFIG,
         }
-        self.alt, self.renderer = alt, renderer
+        self.alt, self.renderer, self.min_width = alt, renderer, min_width
         text = _json.dumps(self.spec, sort_keys=True, separators=(',', ':'))
         self.id = 'tnb-chart-' + _hashlib.sha1(text.encode()).hexdigest()[:12]
 
@@ -101,9 +105,13 @@ def _repr_html_(self: Chart) -> str:
         'renderer': self.renderer,
     }
     alt = _html.escape(self.alt)
+    # a chart kept wide scrolls in its figure (the stylesheet: _static/layout.css)
+    scroll, style = '', 'width: 100%'
+    if self.min_width:
+        scroll, style = ' tnb-figure-scroll', f'{style}; min-width: {self.min_width}px'
     return (
-        f'<figure class="tnb-chart">'
-        f'<div id="{self.id}" style="width: 100%"></div>'
+        f'<figure class="tnb-chart{scroll}">'
+        f'<div id="{self.id}" style="{style}"></div>'
         f'<figcaption class="visually-hidden">{alt}</figcaption></figure>\n'
         f'<script type="application/json" id="{self.id}-spec">{spec}</script>\n'
         f'<script>{script}</script>'
