@@ -32,8 +32,8 @@ MAX_LLOC, MAX_COMPLEXITY = 310, 15  # 310 logical lines: about 350 physical ones
 # diagrams: every diagram the book draws with its own code (Figure 1 with its links, heads, masks, the cache, a beam
 # step, and the data-flow pictures of chapters 6 and 13) in one appendix, where a reader looks for a picture.
 # utils: the helpers every command shares (devices, argparse types and the one-line parser, run_main and its
-# interrupts, progress, shipped files), each small, none worth a module of its own.
-LONGER = {'train': 435, 'kv_cache': 360, 'multihead': 320, 'diagrams': 360, 'utils': 325}
+# interrupts, progress, folders to write in, shipped files), each small, none worth a module of its own.
+LONGER = {'train': 435, 'kv_cache': 360, 'multihead': 320, 'diagrams': 360, 'utils': 340}
 SOURCE = re.compile(r'File to edit: \.\./nbs/(\S+)\.ipynb')
 
 

@@ -33,7 +33,8 @@ from transformer_nb.deploy import (
 )
 from .deploy import optimize_for
 from .generation_config import NUMBER_READINGS, add_shared
-from .utils import ArgumentParser, in_ipython, int_in
+from .utils import ArgumentParser, UsageError, check_writable
+from .utils import in_ipython, int_in
 from .utils import run_main
 
 # %% ../nbs/97_evaluate_cli.ipynb #ea1c15de
@@ -181,11 +182,11 @@ def _checkpoint(p: ArgumentParser, a) -> Path:
         ckpt = check_model_dir(a.checkpoint, (CONFIG_NAME, TOKENIZER_NAME))
     except FileNotFoundError as e:
         p.error(f"--checkpoint: {e}")
-    if a.hypotheses and not Path(a.hypotheses).resolve().parent.is_dir():
-        p.error(
-            f"--hypotheses {a.hypotheses}: the folder {Path(a.hypotheses).parent} "
-            "does not exist"
-        )
+    try:  # a folder for --hypotheses that cannot be written: before any work
+        if a.hypotheses:
+            check_writable('--hypotheses', Path(a.hypotheses).resolve().parent)
+    except UsageError as e:
+        p.error(str(e))
     return ckpt
 
 
@@ -246,6 +247,7 @@ def _report(a, results: list, n: int, where: str, ckpt: Path):
     print(f"BLEU: {first['bleu_signature']}\nchrF: {first['chrf_signature']}")
     if a.hypotheses:
         text = '\n'.join(results[-1]['hypotheses']) + '\n'
+        Path(a.hypotheses).parent.mkdir(parents=True, exist_ok=True)
         Path(a.hypotheses).write_text(text, encoding='utf-8')
     drop = ('hypotheses', 'bleu_signature', 'chrf_signature')
     keep = lambda r: {k: v for k, v in r.items() if k not in drop}

@@ -17,6 +17,7 @@ from .generation_config import add_shared
 from transformer_nb.utils import (
     ArgumentParser,
     UsageError,
+    check_writable,
     in_ipython,
     resolve_device,
     run_main,
@@ -286,23 +287,6 @@ def _shipped(folder: Path) -> bool:
     except (FileNotFoundError, ValueError):  # no shipped model installed
         return False
 
-# %% ../nbs/96_train_cli.ipynb #19f55308
-def _check_writable(flag: str, folder: Path):
-    """A usage error unless `folder` can be made and written: a file written (and
-    removed) in it, or in the nearest folder above it that exists."""
-    at = next(p for p in (folder, *folder.parents) if p.exists())
-    if not at.is_dir():
-        raise UsageError(
-            f"{flag} {folder}: a file is in the way ({at}; a folder is written there)"
-        )
-    try:
-        tempfile.TemporaryFile(dir=at).close()
-    except OSError as e:
-        raise UsageError(
-            f"{flag} {folder}: cannot write in {at} ({e.strerror}); "
-            "choose another folder"
-        ) from None
-
 # %% ../nbs/96_train_cli.ipynb #19f55309
 def _check_outputs(cfg: TrainConfig, args):
     "Usage errors that can be found before any data is loaded: device, files, export."
@@ -313,10 +297,10 @@ def _check_outputs(cfg: TrainConfig, args):
     for flag, f in (('--corpus', cfg.corpus), ('--tokenizer', cfg.tokenizer)):
         if f is not None and not Path(f).is_file():
             raise UsageError(f"{flag} {f}: no such file")
-    _check_writable('--out-dir', Path(cfg.out_dir))
+    check_writable('--out-dir', Path(cfg.out_dir))
     out = Path(args.export) if args.export else None
     if out:
-        _check_writable('--export', out)
+        check_writable('--export', out)
     if out and (out / CONFIG_NAME).is_file() and not args.overwrite:
         raise UsageError(
             f"--export {out} holds "

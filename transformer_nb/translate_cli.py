@@ -7,6 +7,7 @@ __all__ = ['PROG', 'build_parser', 'main']
 
 # %% ../nbs/97a_translate_cli.ipynb #e4146754
 import argparse, contextlib, os, signal, sys, threading, warnings
+from pathlib import Path
 from typing import Iterator
 from transformer_nb.deploy import (
     DeploymentUnavailable,
@@ -18,7 +19,7 @@ from .generation_config import add_arguments, check_flags, from_args
 from .model import check_model_dir
 from .translate import Translator
 from .generation_config import NUMBER_READINGS, add_shared
-from .utils import ArgumentParser, UsageError, in_ipython
+from .utils import ArgumentParser, UsageError, check_writable, in_ipython
 from .utils import run_main
 
 # %% ../nbs/97a_translate_cli.ipynb #78fb79b3
@@ -181,6 +182,9 @@ def main(argv: list | None = None) -> int:  # the exit status
     standard input as they come; write each translation as soon as it is done."""
     args = build_parser().parse_args(argv)
     _check_args(args)
+    if args.output:
+        check_writable('--output', folder := Path(args.output).resolve().parent)
+        folder.mkdir(parents=True, exist_ok=True)
     out = _Output(args.output)
     try:
         tr = _load(args)

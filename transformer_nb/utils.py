@@ -6,12 +6,12 @@
 __all__ = ['DEVICES', 'DEBUG_ENV', 'USER_ERRORS', 'ISSUES', 'SLIPS', 'INSTALL', 'SHIPPED_PREFIX', 'PRETRAINED', 'CONFIG_NAME',
            'WEIGHTS_NAME', 'TOKENIZER_NAME', 'LEGACY_WEIGHTS_NAME', 'mps_available', 'resolve_device', 'cuda_bf16',
            'in_ipython', 'int_in', 'float_in', 'check_fields', 'ArgumentParser', 'UsageError', 'run_main',
-           'PlainProgress', 'progress', 'need', 'output_dir', 'ModelFileError', 'shipped_path', 'pretrained_path',
-           'resolve_model_dir', 'read_weights']
+           'PlainProgress', 'progress', 'need', 'output_dir', 'check_writable', 'ModelFileError', 'shipped_path',
+           'pretrained_path', 'resolve_model_dir', 'read_weights']
 
 # %% ../nbs/00_utils.ipynb #f9497d20
 import argparse, dataclasses, importlib, json, linecache, math, os, sys, time
-import signal, threading
+import signal, tempfile, threading
 import types, typing
 from pathlib import Path
 import torch
@@ -381,8 +381,29 @@ def output_dir(path, overwrite: bool = False) -> Path:
             f"{path} exists and is not empty: choose a new directory "
             "or overwrite it (--overwrite)"
         )
-    path.mkdir(parents=True, exist_ok=True)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise OSError(f"cannot make the directory {path} ({e.strerror})") from None
     return path
+
+# %% ../nbs/00_utils.ipynb #874be33a
+def check_writable(flag: str, folder):
+    """A usage error unless `folder` can be made and written: a file written (and
+    removed) in it, or in the nearest folder above it that exists."""
+    folder = Path(folder)
+    at = next(p for p in (folder, *folder.parents) if p.exists())
+    if not at.is_dir():
+        raise UsageError(
+            f"{flag} {folder}: a file is in the way ({at}; a folder is written there)"
+        )
+    try:
+        tempfile.TemporaryFile(dir=at).close()
+    except OSError as e:
+        raise UsageError(
+            f"{flag} {folder}: cannot write in {at} ({e.strerror}); "
+            "choose another folder"
+        ) from None
 
 # %% ../nbs/00_utils.ipynb #2d6b7f42
 SHIPPED_PREFIX = 'share/transformer_nb'  # where the wheel installs data/ and models/
