@@ -356,8 +356,8 @@ def test_evaluate_bad_flags(model_dir, tmp_path, capsys):
         (['--tsv', str(one), '--books', 'Ruth'], '--books needs --bible-split'),
         (['--bible-split', 'test', '--books', 'Nope'], "unknown book ids ['Nope']"),
         (
-            ['--bible-split', 'test', '--hypotheses', str(tmp_path / 'no' / 'h.txt')],
-            '--hypotheses',
+            ['--bible-split', 'test', '--hypotheses', '/proc/none/h.txt'],
+            '--hypotheses /proc/none: cannot write in /proc',
         ),
         (['--bible-split', 'nope'], 'invalid choice'),
     ]
