@@ -69,7 +69,8 @@ def limit_of(rows, c) -> int:
 def decode_ours(model, rows, beams, device='cpu'):
     "Our `generate` on one batch of source ids: output ids per row."
     c, src = model.config, tensor_of(rows).to(device)
-    out = generate(model, src, num_beams=beams, max_new_tokens=limit_of(rows, c), length_penalty=1.0)
+    lp = dict(length_penalty=1.0) if beams > 1 else {}  # a normalisation beam search alone reads
+    out = generate(model, src, num_beams=beams, max_new_tokens=limit_of(rows, c), **lp)
     return [strip(r, c) for r in out.tolist()]
 
 
