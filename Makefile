@@ -9,9 +9,9 @@ PIP := $(PYTHON) -m pip
 test: install check-export check-clean html system-deps pytest
 	@echo "all checks passed"
 
-# The inner loop (about two minutes): the package in sync and clean, and the tests that need neither the built book,
+# The inner loop (about two minutes on an otherwise idle machine): the package in sync and clean, and the tests that need neither the built book,
 # nor a fresh environment, nor a training run.
-FAST_TESTS := structure first_reading book_map notebooks layout quoted_numbers defaults bad_input random_text translate_cli evaluate_cli release
+FAST_TESTS := structure first_reading book_map notebooks layout quoted_numbers defaults bad_input random_text translate_cli evaluate_cli cli_flags release
 test-fast: check-export check-clean
 	$(PYTHON) -m pytest $(FAST_TESTS:%=tests/test_%.py) --durations=10
 
