@@ -34,8 +34,7 @@ from transformer_nb.deploy import (
 from .deploy import optimize_for
 from .generation_config import NUMBER_READINGS, add_shared
 from .utils import ArgumentParser, UsageError, check_writable
-from .utils import in_ipython, int_in
-from .utils import run_main
+from .utils import in_ipython, int_in, run_main
 
 # %% ../nbs/97_evaluate_cli.ipynb #ea1c15de
 def _bucket_bleu(r: dict, bucket: str) -> str:
@@ -182,11 +181,11 @@ def _checkpoint(p: ArgumentParser, a) -> Path:
         ckpt = check_model_dir(a.checkpoint, (CONFIG_NAME, TOKENIZER_NAME))
     except FileNotFoundError as e:
         p.error(f"--checkpoint: {e}")
-    try:  # a folder for --hypotheses that cannot be written: before any work
-        if a.hypotheses:
+    if a.hypotheses:  # a folder that cannot be written: refused before any work
+        try:
             check_writable('--hypotheses', Path(a.hypotheses).resolve().parent)
-    except UsageError as e:
-        p.error(str(e))
+        except UsageError as e:
+            p.error(str(e))
     return ckpt
 
 

@@ -72,6 +72,13 @@ def _check_run(direction: str | None, batch_size: int):
         raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
 
 # %% ../nbs/15_translate.ipynb #abbd850a
+def _settings(config, base, given: set, overrides: dict) -> tuple:
+    """(the config to decode with, the settings the user gave): `config` whole, else
+    `base` with `overrides`, narrowed to what its strategy reads but what was given."""
+    given = set(DEFAULTS) if config else given | set(overrides)
+    return _one_each(narrow((config or base).update(**overrides), given)), given
+
+
 def _one_each(config: GenerationConfig) -> GenerationConfig:
     """`config`, unless it asks for more than one translation per sentence, or for a
     pick among candidates (`rerank`) that one beam does not make."""
@@ -121,9 +128,8 @@ class Translator:
         generation_config: GenerationConfig | None = None,  # None: CHOSEN (chapter 17)
         **overrides,  # settings of the config, as num_beams=1
     ):
-        self.given = set(DEFAULTS) if generation_config else set(overrides)
-        c = (generation_config or CHOSEN).update(**overrides)  # the rest: narrowed
-        self.config = _one_each(narrow(c, self.given))
+        # CHOSEN's settings, but those the strategy asked for does not read
+        self.config, self.given = _settings(generation_config, CHOSEN, set(), overrides)
         _check_run(direction, batch_size)
         check_tokenizer(model, tokenizer)
         self.model = model  # decoded as it is: never copied, moved or changed here
@@ -345,9 +351,7 @@ def translate_ids(
     **overrides,  # decoding settings for this call only
 ) -> list:  # per line, in input order: output ids without ⟨BOS⟩, ⟨EOS⟩, padding
     "Cut lines into segments, encode, decode, join each line's segments in order."
-    given = set(DEFAULTS) if generation_config else self.given | set(overrides)
-    c = (generation_config or self.config).update(**overrides)
-    c = _one_each(narrow(c, given))
+    c = _settings(generation_config, self.config, self.given, overrides)[0]
     split = self.split if split is None else split
     sentences, line_of, texts, ids = self._sources(sentences, split)
     bs, extra = batch_size or self.batch_size, logits_processor
