@@ -71,8 +71,8 @@ web: web/site/models/book/config.json
 	$(PYTHON) tools/web_files.py web/site
 
 web/site/models/book/config.json: models/book_small/model.safetensors models/book_small/tokenizer.model \
-                                  transformer_nb/onnx_graphs.py
-	$(PYTHON) -m transformer_nb.export web/site/models/book --to onnx --overwrite
+                                  transformer_nb/deploy/onnx.py
+	$(PYTHON) -m transformer_nb.deploy.export web/site/models/book --to onnx --overwrite
 
 # Debian packages some tests need, installed when missing (CI runs as root): Chromium for tests/test_book_browser.py,
 # the SWORD Bible modules for tests/test_corpus_builder.py (it rebuilds the shipped corpus from them), Apertium for

@@ -7,7 +7,7 @@ column is narrower, the figure keeps that width and scrolls sideways in its own 
 (class `tnb-figure-scroll`, which `_static/layout.css` gives its scroll cue); where the
 column is wide enough, nothing changes.
 
-* A PNG figure's smallest text is the one `transformer_nb.plot.crisp_figures` recorded
+* A PNG figure's smallest text is the one `transformer_nb.book.plot.crisp_figures` recorded
   with it in the notebook (`smallest_text_pt`, points at 100 px an inch); the book names
   the image file by the SHA-256 of its bytes. Its link is wrapped in the scrolling box.
 * An inline SVG picture's smallest text is its smallest `font-size`, in its own units;

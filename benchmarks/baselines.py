@@ -32,13 +32,13 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from transformer_nb.batching import PairDataset, TokenBucketSampler, collate
-from transformer_nb.data import BASELINE_BOOKS, Tokenizer, book_of, load_bible
-from transformer_nb.evaluate import corpus_scores
-from transformer_nb.model import TorchTransformer, TransformerConfig, pretrained_path
-from transformer_nb.recipe import TRAIN_PRESETS
-from transformer_nb.schedule import make_optimizer
-from transformer_nb.train import batch_loss  # the trainer's forward and loss of one batch
+from transformer_nb.data.batching import PairDataset, TokenBucketSampler, collate
+from transformer_nb.data.corpus import BASELINE_BOOKS, Tokenizer, book_of, load_bible
+from transformer_nb.translation.evaluate import corpus_scores
+from transformer_nb.model.transformer import TorchTransformer, TransformerConfig, pretrained_path
+from transformer_nb.training.recipe import TRAIN_PRESETS
+from transformer_nb.training.schedule import make_optimizer
+from transformer_nb.training.trainer import batch_loss  # the trainer's forward and loss of one batch
 
 OUT = Path(__file__).resolve().parents[1] / 'data' / 'baselines.json'
 # plain greedy decoding, as the torch row decodes: no search rule against repetitions, whatever the
@@ -155,9 +155,9 @@ def book_row(tr, test, system: str, train_seconds: float, steps: int, threads: i
 
 def book_baseline(test, args) -> dict:
     "The book's trainer, `book_30min` recipe, as many updates as the torch baseline; greedy."
-    from transformer_nb.recipe import TrainConfig
-    from transformer_nb.train import Trainer
-    from transformer_nb.translate import Translator
+    from transformer_nb.training.recipe import TrainConfig
+    from transformer_nb.training.trainer import Trainer
+    from transformer_nb.translation.translator import Translator
     if args.from_model: return book_from_model(test, args)
     steps = args.steps or json.loads(args.out.read_text())['torch']['steps']
     cfg = TrainConfig.preset('book_30min', max_steps=steps, time_budget=None, threads=args.threads,
@@ -177,7 +177,7 @@ def book_baseline(test, args) -> dict:
 
 def book_from_model(test, args) -> dict:
     "The `book` row from a model trained with the `book_30min` recipe and exported to `args.from_model`."
-    from transformer_nb.translate import Translator
+    from transformer_nb.translation.translator import Translator
     d = Path(args.from_model)
     run = json.loads((d / 'training_config.json').read_text())
     preset = {k: v for k, v in TRAIN_PRESETS['book_30min'].items() if k != 'out_dir'}

@@ -7,7 +7,7 @@
 The shipped model (`Translator.from_pretrained('book')`) decodes the first 300 verses of the test books,
 sorted by length into batches of 32, as `Translator` batches them. The same weights run in three
 systems: ours (`generate`), Hugging Face `generate` on a `MarianMTModel` copy
-(`marian_copy`), and CTranslate2 on the export of `transformer_nb.export.export_ct2`. Every system gets
+(`marian_copy`), and CTranslate2 on the export of `transformer_nb.deploy.export.export_ct2`. Every system gets
 the same batches and the same length limit per batch (its longest source + 50 tokens, capped by
 max_len); beam search uses 4 beams and the length normalisation score / length^1 that all three share
 (`length_penalty`, Hugging Face's form). The script prints how many outputs agree with ours.
@@ -40,11 +40,11 @@ from pathlib import Path
 import torch
 import sacrebleu
 
-from transformer_nb.marian import marian_copy
-from transformer_nb.data import load_bible
-from transformer_nb.deploy import bf16_arithmetic, optimize_for
-from transformer_nb.generation import generate
-from transformer_nb.translate import Translator, tensor_of
+from transformer_nb.deploy.marian import marian_copy
+from transformer_nb.data.corpus import load_bible
+from transformer_nb.deploy.optimize import bf16_arithmetic, optimize_for
+from transformer_nb.generation.dispatch import generate
+from transformer_nb.translation.translator import Translator, tensor_of
 
 
 def batches_of(tok, sentences, batch, max_len):
@@ -97,7 +97,7 @@ class Systems:
         self.ct2, self.threads = {}, 1
         if use_ct2:
             import ctranslate2
-            from transformer_nb.export import export_ct2
+            from transformer_nb.deploy.export import export_ct2
             self.ct2_dirs = {q: export_ct2(model, tok, f'{tmp}/ct2_{q}', quantization=q)
                              for q in ('float32', 'int8')}
             self.ctranslate2 = ctranslate2

@@ -8,7 +8,7 @@ Each section is written to the JSON as soon as it is done (a run cut short keeps
 
 1. `system`: the GPU's name, memory and compute capability; torch, CUDA, cuDNN and NCCL versions; the driver;
    `device='auto'` resolving to the GPU.
-2. `precision`: the trainer of `transformer_nb.train` trains the `small` model from the same initialisation on the
+2. `precision`: the trainer of `transformer_nb.training.trainer` trains the `small` model from the same initialisation on the
    same batches (same seed, dropout off) in float32 (TF32 off: the reference), bf16 and fp16 with the gradient scaler.
    Checks: every logged interval's mean loss lies within `--tolerance` (relative) of float32's; fp16 leaves no NaN or
    infinite weight, and the updates its scaler skipped (an overflow) are counted.
@@ -32,13 +32,13 @@ from pathlib import Path
 
 import torch
 
-from transformer_nb.data import Tokenizer, load_bible
-from transformer_nb.marian import marian_copy
-from transformer_nb.model import TOKENIZER_NAME, Transformer, TransformerConfig, pretrained_path
-from transformer_nb.recipe import TrainConfig
-from transformer_nb.runlog import peak_flops, read_log
-from transformer_nb.schedule import make_optimizer
-from transformer_nb.train import Trainer
+from transformer_nb.data.corpus import Tokenizer, load_bible
+from transformer_nb.deploy.marian import marian_copy
+from transformer_nb.model.transformer import TOKENIZER_NAME, Transformer, TransformerConfig, pretrained_path
+from transformer_nb.training.recipe import TrainConfig
+from transformer_nb.training.runlog import peak_flops, read_log
+from transformer_nb.training.schedule import make_optimizer
+from transformer_nb.training.trainer import Trainer
 from transformer_nb.utils import cuda_bf16, resolve_device
 
 from decode_speed import batches_of, decode_hf, decode_ours  # the same batches and settings
@@ -166,7 +166,7 @@ def decoding(args, device) -> dict:
 def ddp(args, tmp: Path) -> dict:
     "One process under torchrun: the trainer in a process group (NCCL on a GPU) and in DDP."
     cmd = [sys.executable, '-m', 'torch.distributed.run', '--standalone', '--nnodes=1', '--nproc_per_node=1',
-           '-m', 'transformer_nb.train_cli', '--preset', 'tiny', '--device', args.device, '--max-steps', '20',
+           '-m', 'transformer_nb.cli.train', '--preset', 'tiny', '--device', args.device, '--max-steps', '20',
            '--log-every', '5', '--eval-every', '1000', '--save-every', '1000', '--average-last', '1',
            '--out-dir', str(tmp / 'ddp')]
     t0 = time.perf_counter()

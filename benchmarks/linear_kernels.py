@@ -32,8 +32,8 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 
-from transformer_nb.deploy import PackedLinear, RowInt8, bf16_arithmetic
-from transformer_nb.model import load_pretrained, shipped_path
+from transformer_nb.deploy.optimize import PackedLinear, RowInt8, bf16_arithmetic
+from transformer_nb.model.transformer import load_pretrained, shipped_path
 
 ROWS = (1, 32, 128)
 

@@ -24,12 +24,12 @@ from pathlib import Path
 
 import torch
 
-from transformer_nb.data import corpus_path, load_bible
-from transformer_nb.numbers import spanish_number
-from transformer_nb.sentences import KEPT_CHRF, SPELLINGS, STAND_INS, _NUMBER
-from transformer_nb.sentences import faithfulness, words_to_digits
-from transformer_nb.translate import Translator
-from transformer_nb.translate_cli import NUMBER_READINGS
+from transformer_nb.data.corpus import corpus_path, load_bible
+from transformer_nb.text.numbers import spanish_number
+from transformer_nb.text.sentences import KEPT_CHRF, SPELLINGS, STAND_INS, _NUMBER
+from transformer_nb.text.sentences import faithfulness, words_to_digits
+from transformer_nb.translation.translator import Translator
+from transformer_nb.cli.translate import NUMBER_READINGS
 
 OUT = Path(__file__).resolve().parents[1] / 'data' / 'number_faithfulness.json'
 WAYS = {  # name -> what it is, as the table says it

@@ -20,10 +20,10 @@ from pathlib import Path
 import torch
 
 from baselines import scores  # benchmarks/baselines.py: BLEU and chrF on the test books and the seven short ones
-from transformer_nb.data import Tokenizer, load_bible
-from transformer_nb.evaluate import PLAIN_SEARCH, evaluate_model
-from transformer_nb.generation_config import CHOSEN
-from transformer_nb.model import Transformer, pretrained_path
+from transformer_nb.data.corpus import Tokenizer, load_bible
+from transformer_nb.translation.evaluate import PLAIN_SEARCH, evaluate_model
+from transformer_nb.generation.config import CHOSEN
+from transformer_nb.model.transformer import Transformer, pretrained_path
 
 OUT = Path(__file__).resolve().parents[1] / 'data' / 'shipped_scores.json'
 DECODINGS = {

@@ -5,7 +5,7 @@
 Both models get the same embeddings (one matrix tied three ways, scaled by sqrt(d_model)), the same sinusoidal
 positions, dropout and output projection; only the encoder-decoder stack between them differs (ours, or
 `nn.Transformer` with batch_first=True, post-norm). Both train on the same batches of the Bible corpus (Spanish to
-English, length-bucketed under the same token budget) with the same step as `transformer_nb.train.Trainer`: label-smoothed
+English, length-bucketed under the same token budget) with the same step as `transformer_nb.training.trainer.Trainer`: label-smoothed
 loss averaged over target tokens, backward, gradient clipping, fused Adam with the Noam schedule. The two are timed in
 alternation, round after round (the order swapped every round), and the medians over rounds are compared. The last line is
 JSON: {"train_vs_torch": ours / torch target tokens per second, ...}.
@@ -15,12 +15,12 @@ import argparse, json, statistics, time, warnings
 import torch
 from torch import nn
 
-from transformer_nb.batching import PairDataset, TokenBucketSampler, collate
-from transformer_nb.data import Tokenizer
-from transformer_nb.model import TorchTransformer, Transformer, TransformerConfig
-from transformer_nb.schedule import make_optimizer
-from transformer_nb.recipe import TrainConfig, load_split
-from transformer_nb.train import batch_loss  # the trainer's forward and loss of one batch
+from transformer_nb.data.batching import PairDataset, TokenBucketSampler, collate
+from transformer_nb.data.corpus import Tokenizer
+from transformer_nb.model.transformer import TorchTransformer, Transformer, TransformerConfig
+from transformer_nb.training.schedule import make_optimizer
+from transformer_nb.training.recipe import TrainConfig, load_split
+from transformer_nb.training.trainer import batch_loss  # the trainer's forward and loss of one batch
 
 
 def make_step(model, cfg: TransformerConfig, factor=2.0, warmup=2000, smoothing=0.1, clip=1.0):

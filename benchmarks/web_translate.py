@@ -125,14 +125,14 @@ TIMER_JS = """(ms => {
 
 def test_verses(n: int = VERSES) -> list:
     "The first `n` verses of the test books, Spanish, at most 200 characters (a line of the page's text box)."
-    from transformer_nb.data import load_bible
+    from transformer_nb.data.corpus import load_bible
     src = load_bible('test', src_lang='es').src
     return [s for s in src if len(s) <= 200][:n]
 
 
 def long_text(n: int = LONG) -> str:
     "Consecutive test verses, joined by spaces, as many as make at most `n` characters."
-    from transformer_nb.data import load_bible
+    from transformer_nb.data.corpus import load_bible
     text = ''
     for verse in load_bible('test', src_lang='es').src:
         if len(text) + 1 + len(verse) > n: return text
@@ -144,7 +144,7 @@ def cli_translations(verses: list, beams: int = 1) -> list:
     """What `transformer-nb translate --num-beams 1 --no-truecase --keep-digits` prints for each verse, cut into
     sentences as the page cuts it, neither recased nor with numbers spelled (the page does neither); with beams,
     the best hypothesis (`--rerank none`: the page does not rerank)."""
-    cmd = [sys.executable, '-m', 'transformer_nb.translate_cli', '--num-beams', str(beams), '--no-truecase',
+    cmd = [sys.executable, '-m', 'transformer_nb.cli.translate', '--num-beams', str(beams), '--no-truecase',
            '--keep-digits']
     cmd += ['--rerank', 'none'] if beams > 1 else []
     out = subprocess.run(cmd, input='\n'.join(verses) + '\n', capture_output=True, text=True, check=True)

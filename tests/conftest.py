@@ -72,8 +72,8 @@ def tiny_model(tmp_path_factory):
     def make(max_len: int = 32) -> Path:
         if max_len not in made:
             import torch
-            from transformer_nb.data import Tokenizer, load_bible
-            from transformer_nb.model import (Transformer, TransformerConfig,
+            from transformer_nb.data.corpus import Tokenizer, load_bible
+            from transformer_nb.model.transformer import (Transformer, TransformerConfig,
                                               save_pretrained)
             d = tmp_path_factory.mktemp(f'tiny-{max_len}')
             pairs = load_bible('train', src_lang='es')

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 torch = pytest.importorskip('torch')
-from transformer_nb.cli import main as cli
-from transformer_nb.data import Tokenizer
-from transformer_nb.model import (
+from transformer_nb.cli.main import main as cli
+from transformer_nb.data.corpus import Tokenizer
+from transformer_nb.model.transformer import (
     CONFIG_NAME,
     LEGACY_WEIGHTS_NAME,
     WEIGHTS_NAME,
@@ -207,7 +207,7 @@ def test_translate_training_run_folder(tmp_path, capsys, model_dir):
     run = tmp_path / 'run'
     run.mkdir()
     shutil.copy(model_dir / 'tokenizer.model', run)
-    torch.save({'format': 'transformer_nb.train'}, run / 'checkpoint.pt')
+    torch.save({'format': 'transformer_nb.training.trainer'}, run / 'checkpoint.pt')
     expect(
         capsys,
         1,
@@ -262,13 +262,13 @@ def test_translate_cuda_missing(model_dir, capsys):
 
 
 def run_translate(model_dir, stdin: bytes, *args):
-    "python -m transformer_nb.translate_cli in a fresh process, raw bytes in and out."
+    "python -m transformer_nb.cli.translate in a fresh process, raw bytes in and out."
     env = {**os.environ, 'OMP_NUM_THREADS': '1'}
     return subprocess.run(
         [
             sys.executable,
             '-m',
-            'transformer_nb.translate_cli',
+            'transformer_nb.cli.translate',
             '--checkpoint',
             str(model_dir),
             '--max-new-tokens',
@@ -313,7 +313,7 @@ def test_debug_shows_the_traceback(tmp_path):
         [
             sys.executable,
             '-m',
-            'transformer_nb.cli',
+            'transformer_nb.cli.main',
             'translate',
             '--debug',
             '--checkpoint',
@@ -466,7 +466,7 @@ def checkpoints(tmp_path):
     torch.save({'w': Evil(marker)}, tmp_path / 'evil.pt')
     torch.save({'a': torch.ones(2)}, tmp_path / 'weights.pt')
     torch.save(
-        {'format': 'transformer_nb.train', 'step': 3}, tmp_path / 'incomplete.pt'
+        {'format': 'transformer_nb.training.trainer', 'step': 3}, tmp_path / 'incomplete.pt'
     )
     torch.save([1, 2], tmp_path / 'list.pt')
     return marker
@@ -557,8 +557,8 @@ def test_train_help_describes_every_flag(capsys):
         'book   model small',
     ):
         assert text in ' '.join(out.split()) or text in out, text
-    from transformer_nb.recipe import TrainConfig
-    from transformer_nb.train_cli import build_parser
+    from transformer_nb.training.recipe import TrainConfig
+    from transformer_nb.cli.train import build_parser
 
     helps = [
         a.help
@@ -573,7 +573,7 @@ def test_train_help_describes_every_flag(capsys):
 
 def test_train_second_interrupt_during_final_save(tmp_path):
     "While the final checkpoint is written, Ctrl-C is noted and does not cut it short."
-    from transformer_nb.train import Trainer
+    from transformer_nb.training.trainer import Trainer
 
     tr = Trainer.__new__(Trainer)
     tr._stop_signal = None
@@ -585,7 +585,7 @@ def test_train_second_interrupt_during_final_save(tmp_path):
 
 def test_train_removes_debris(tmp_path):
     "*.tmp files left by a killed save are removed when a run starts in the folder."
-    from transformer_nb.checkpoint import remove_debris
+    from transformer_nb.training.checkpoint import remove_debris
 
     (tmp_path / 'weights').mkdir()
     for p in ('checkpoint.pt.tmp', 'weights/step_0000010.pt.tmp'):
@@ -624,9 +624,9 @@ def test_data_bad_flags(tmp_path, capsys):
 
 # ------------------------------------------------------ Python loaders and decoding
 def test_python_loaders(model_dir, tmp_path):
-    from transformer_nb.recipe import TrainConfig
-    from transformer_nb.train import load_checkpoint
-    from transformer_nb.translate import Translator
+    from transformer_nb.training.recipe import TrainConfig
+    from transformer_nb.training.trainer import load_checkpoint
+    from transformer_nb.translation.translator import Translator
 
     with pytest.raises(TypeError, match='dropout must be float'):
         TransformerConfig(dropout='0.1')
@@ -659,7 +659,7 @@ def test_python_loaders(model_dir, tmp_path):
 
 def test_greedy_never_emits_pad_or_bos(model_dir):
     "Even when pad and bos have the largest logits, greedy and sampling skip them."
-    from transformer_nb.kv_cache import greedy_search, sample
+    from transformer_nb.generation.cache import greedy_search, sample
 
     model = Transformer.from_pretrained(model_dir)
     c = model.config

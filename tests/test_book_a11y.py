@@ -88,7 +88,7 @@ def test_page_has_no_serious_violation(audit, nb):
 def test_figure1_links_are_reached_by_keyboard_and_named(browser, server):
     """The index's Figure 1 is a group, not an image (which would hide its content): the Tab key reaches each of its
     links, and each is named by its `<title>`, the chapter it opens."""
-    from transformer_nb.diagrams import figure1
+    from transformer_nb.book.diagrams import figure1
     want = figure1().links()
     page = browser.new_page(viewport={'width': 1280, 'height': 900})  # fresh: no focus moved yet
     page.route(re.compile(r'^(?!http://127\.0\.0\.1[:/]).*'), lambda route: route.abort())

@@ -385,7 +385,7 @@ def recorded_text_sizes(nb: str) -> dict:
 
 def test_phone_column_is_the_one_figures_are_sized_for():
     "The column measured at 390 px is `plot.PHONE_COLUMN`, the width the figures' text sizes are chosen for."
-    from transformer_nb.plot import PHONE_COLUMN
+    from transformer_nb.book.plot import PHONE_COLUMN
     column = page_layout('nbs/01_attention', PHONE)['column']
     assert abs(column - PHONE_COLUMN) <= 1, f'the column is {column} px at {PHONE} px; plot.PHONE_COLUMN says {PHONE_COLUMN}'
 

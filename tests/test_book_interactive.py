@@ -2,7 +2,7 @@
 blocked and counted, in headless Chromium driven by Playwright (a real mouse, real inputs).
 
 * Every page of `_toc.yml` loads with no request leaving 127.0.0.1 and no console error, and each of its
-  interactive charts (`transformer_nb.charts`) is drawn.
+  interactive charts (`transformer_nb.book.charts`) is drawn.
 * Hovering a heat-map cell shows a tooltip whose query, key and weight are the ones the chapter computed: those the
   notebook stored in the chart's specification, recomputed here where the chapter's example is cheap.
 * A radio button changes the panel drawn; the schedule's slider redraws the curve, which equals `noam_lr`.
@@ -93,7 +93,7 @@ def test_chapter1_tooltips_are_the_weights_it_computes(visits):
     """Chapter 1's example recomputed here: under each mask, the hovered cells show the weights `attention`
     gives, to the three places the tooltip prints."""
     import torch
-    from transformer_nb.attention import attention
+    from transformer_nb.model.attention import attention
     tokens = 'the cat sat on the mat with the cat <pad> <pad>'.split()
     vocab = {t: i for i, t in enumerate(dict.fromkeys(tokens))}
     emb = torch.randn(len(vocab), 16, generator=torch.Generator().manual_seed(3)) * 1.5
@@ -122,7 +122,7 @@ def test_chapter2_heads_and_mask(visits):
 
 def test_schedule_slider_redraws_noam_lr(visits):
     "Moving the warm-up slider redraws the reader's curve, equal to `noam_lr` at every drawn step."
-    from transformer_nb.schedule import noam_lr
+    from transformer_nb.training.schedule import noam_lr
     nb = 'nbs/10_noam' if 'noam_chart(' in (ROOT / 'nbs/10_noam.ipynb').read_text() else 'nbs/99b_charts'
     v = visits(nb)
     chart = next(c for c in charts_of(nb) if 'warmup' in json.dumps(v.spec(c)['params']))
@@ -182,7 +182,7 @@ def chart_with(v, nb: str, text: str) -> str:
 def test_positional_chart_is_sinusoidal_encoding(visits):
     """Chapter 4's table, computed in the page: for two widths, hovered cells show `sinusoidal_encoding`'s value,
     and the curve under the table is the hovered dimension over every position."""
-    from transformer_nb.positional import sinusoidal_encoding
+    from transformer_nb.model.positional import sinusoidal_encoding
     nb = 'nbs/04_positional'
     v = visits(nb)
     chart = chart_with(v, nb, '"vconcat"')
@@ -246,8 +246,8 @@ def test_beam_trees_trace_the_best_hypothesis(visits):
                 assert tip['piece'] == box['datum']['piece'] and tip['parent'] == box['datum']['parent']
         end = path[-1]['datum']
         assert end['fate'] == 'finished' and end['so_far'].endswith('</s>')
-    from transformer_nb.data import Tokenizer
-    from transformer_nb.model import pretrained_path
+    from transformer_nb.data.corpus import Tokenizer
+    from transformer_nb.model.transformer import pretrained_path
     sp = Tokenizer.load(pretrained_path('book')).sp
     end = max((b['datum'] for b in v.items(trees[1], 'rect') if b['datum'].get('best')), key=lambda d: d['step'])
     pieces = end['so_far'].split(' ')

@@ -57,8 +57,8 @@ def float32(browser, server):
 
 def test_sentences_split_as_the_package_does(browser):
     "vendor/sentences.js and `split_sentences`, `split_clauses` cut verses, runs of them and odd texts alike."
-    from transformer_nb.data import load_bible
-    from transformer_nb.sentences import split_clauses, split_sentences
+    from transformer_nb.data.corpus import load_bible
+    from transformer_nb.text.sentences import split_clauses, split_sentences
     src = load_bible('test', src_lang='es').src
     texts = src[:1000] + [' '.join(src[i:i + 12]) for i in range(0, 600, 12)] + [W.long_text()]
     texts += ['¿Vienes? Sí.', '¿Vienes? dijo ella.', '¡Ay! ¿Qué? No.', 'El Sr. López llegó. J. R. vino.',
@@ -178,7 +178,7 @@ def test_a_long_text_leaves_the_page_free_and_stops(browser, server, verses):
     """A text of 2,000 characters, 8 beams: the page cuts it into the package's sentences and shows them as they
     are done; meanwhile it handles a click of its own; Stop ends the run with the sentences done kept, and the
     next run translates. The longest interval between two ticks of a timer on the page is printed."""
-    from transformer_nb.sentences import split_sentences
+    from transformer_nb.text.sentences import split_sentences
     text = W.long_text()
     assert 1_900 < len(text) <= 2_000
     t = W.Translator(browser, server, 'int8')

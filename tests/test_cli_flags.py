@@ -5,10 +5,12 @@ import argparse
 
 import pytest
 
-from transformer_nb import corpus, evaluate_cli, export, train_cli, translate_cli
-from transformer_nb.cli import COMMANDS, usage
-from transformer_nb.generation_config import FLAGS
-from transformer_nb.generation_config import SHARED_FLAGS
+from transformer_nb.cli import evaluate as evaluate_cli, train as train_cli, translate as translate_cli
+from transformer_nb.data import build as corpus
+from transformer_nb.deploy import export
+from transformer_nb.cli.main import COMMANDS, usage
+from transformer_nb.generation.config import FLAGS
+from transformer_nb.generation.config import SHARED_FLAGS
 
 PARSERS = {
     'translate': translate_cli.build_parser(),

@@ -4,10 +4,10 @@ graphs (one for one row per memory row, one for beams; no recompilation); the mo
 import torch
 import torch._dynamo.utils
 
-from transformer_nb.beam import beam_search
-from transformer_nb.deploy import compile_for_cpu, deployed_as
-from transformer_nb.generation import generate
-from transformer_nb.model import Transformer, TransformerConfig
+from transformer_nb.generation.beam import beam_search
+from transformer_nb.deploy.optimize import compile_for_cpu, deployed_as
+from transformer_nb.generation.dispatch import generate
+from transformer_nb.model.transformer import Transformer, TransformerConfig
 
 
 def test_compiled_decoding_is_the_models_own():

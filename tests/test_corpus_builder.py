@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from transformer_nb.corpus import build_bible_corpus
-from transformer_nb.data import CORPUS_FILE, corpus_path, read_pairs
+from transformer_nb.data.build import build_bible_corpus
+from transformer_nb.data.corpus import CORPUS_FILE, corpus_path, read_pairs
 
 SWORD = Path('/usr/share/sword')
 MODULES = {'engWEB2015eb': 'sword-text-web', 'spaRV1909eb': 'sword-text-sparv'}
@@ -58,7 +58,7 @@ def test_cleaned_text_has_no_markup_or_glossary(built):
 
 def test_command_line(tmp_path):
     out = tmp_path / 'corpus.tsv.gz'
-    r = subprocess.run([sys.executable, '-m', 'transformer_nb.corpus', 'build', '--out', str(out)],
+    r = subprocess.run([sys.executable, '-m', 'transformer_nb.data.build', 'build', '--out', str(out)],
                        capture_output=True, text=True, cwd=tmp_path)
     assert r.returncode == 0, r.stderr[-2000:]
     assert '30,402 pairs kept' in r.stdout

@@ -4,7 +4,7 @@ import json
 import pytest
 
 datasets = pytest.importorskip('datasets', reason='the optional Hugging Face loader needs: pip install "transformer-nb[hf]"')
-from transformer_nb.corpus import load_hf_pairs  # noqa: E402
+from transformer_nb.data.build import load_hf_pairs  # noqa: E402
 
 
 @pytest.fixture(autouse=True)

@@ -3,8 +3,8 @@ after `pip install` alone (no checkout)."""
 import textwrap, zipfile
 
 from conftest import run
-from transformer_nb.data import CORPUS_FILE
-from transformer_nb.model import PRETRAINED
+from transformer_nb.data.corpus import CORPUS_FILE
+from transformer_nb.model.transformer import PRETRAINED
 
 
 def test_wheel_ships_corpus_and_model_and_installed_package_finds_them(wheel, wheel_venv, tmp_path):
@@ -17,8 +17,8 @@ def test_wheel_ships_corpus_and_model_and_installed_package_finds_them(wheel, wh
     py = str(wheel_venv / 'python')  # the wheel installed in a fresh environment
     check = textwrap.dedent('''
         import sys, transformer_nb
-        from transformer_nb.data import corpus_path, load_bible, BASELINE_BOOKS
-        from transformer_nb.model import pretrained_path, Transformer
+        from transformer_nb.data.corpus import corpus_path, load_bible, BASELINE_BOOKS
+        from transformer_nb.model.transformer import pretrained_path, Transformer
         assert transformer_nb.__file__.startswith(sys.prefix), transformer_nb.__file__
         p = corpus_path()
         assert p.is_relative_to(sys.prefix) and p.parent.name == 'data', p
@@ -26,7 +26,7 @@ def test_wheel_ships_corpus_and_model_and_installed_package_finds_them(wheel, wh
         m = pretrained_path('book')
         assert m.is_relative_to(sys.prefix) and (m / 'model.safetensors').exists(), m
         assert sum(p.numel() for p in Transformer.from_pretrained('book').parameters()) > 10**6
-        from transformer_nb.translate import Translator
+        from transformer_nb.translation.translator import Translator
         assert Translator.from_pretrained('book').direction == 'es-en'  # for rerank='checks'
         print('ok', p.relative_to(sys.prefix))
     ''')

@@ -28,7 +28,7 @@ def chosen_in(nb_path: Path) -> tuple | None:
 
 
 def _defaults() -> tuple:
-    from transformer_nb.generation_config import CHOSEN as d
+    from transformer_nb.generation.config import CHOSEN as d
     return d.num_beams, d.gnmt_alpha, d.no_repeat_ngram_size, d.rerank
 
 
@@ -40,10 +40,10 @@ def test_defaults_are_the_validation_choice():
 
 
 def test_command_line_defaults_follow():
-    from transformer_nb.translate_cli import build_parser
-    from transformer_nb.evaluate_cli import _parser
+    from transformer_nb.cli.translate import build_parser
+    from transformer_nb.cli.evaluate import _parser
     beams, alpha, ngram, rerank = _defaults()
-    from transformer_nb.generation_config import from_args
+    from transformer_nb.generation.config import from_args
     t = from_args(build_parser().parse_args([]))
     e_args = _parser().parse_args(['--bible-split', 'test'])
     e = from_args(e_args)
@@ -77,12 +77,16 @@ def second_defaults(source: str) -> list:
 
 
 def test_one_owner_of_the_defaults():
-    "Only generation_config.py writes a decoding setting's default (evaluate's greedy aside)."
-    allowed = {'generation_config': None, 'evaluate': {'num_beams: int = 1'}}
-    for path in sorted((ROOT / 'transformer_nb').glob('*.py')):
-        if path.stem in ('_modidx',) or allowed.get(path.stem, ()) is None:
+    "Only generation/config.py writes a decoding setting's default (evaluate's greedy aside)."
+    pkg = ROOT / 'transformer_nb'
+    allowed = {'generation/config': None, 'translation/evaluate': {'num_beams: int = 1'}}
+    paths = sorted(pkg.rglob('*.py'))
+    assert len(paths) > 40 and pkg / 'generation' / 'beam.py' in paths  # the check sees every module
+    for path in paths:
+        name = path.relative_to(pkg).with_suffix('').as_posix()
+        if name == '_modidx' or allowed.get(name, ()) is None:
             continue
-        found = set(second_defaults(path.read_text())) - set(allowed.get(path.stem, ()))
+        found = set(second_defaults(path.read_text())) - set(allowed.get(name, ()))
         assert not found, f'{path.name} holds decoding defaults of its own: {sorted(found)}'
 
 

@@ -1,12 +1,12 @@
-"""`transformer-nb evaluate` / `python -m transformer_nb.evaluate_cli` on a tiny random model: plumbing, table and JSON output, errors."""
+"""`transformer-nb evaluate` / `python -m transformer_nb.cli.evaluate` on a tiny random model: plumbing, table and JSON output, errors."""
 import contextlib, io, json, shutil, subprocess, sys
 from pathlib import Path
 
 import pytest
 
-from transformer_nb.data import load_bible
-from transformer_nb.evaluate_cli import main
-from transformer_nb.generation_config import CHOSEN
+from transformer_nb.data.corpus import load_bible
+from transformer_nb.cli.evaluate import main
+from transformer_nb.generation.config import CHOSEN
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -59,7 +59,7 @@ def test_optimize_int8_is_the_int8_flag(saved):
 
 def test_split_reaches_the_translator(saved, tmp_path):
     "--split scores the translator's sentence-by-sentence translations; without it, whole lines (the book's protocol)."
-    from transformer_nb.translate import Translator
+    from transformer_nb.translation.translator import Translator
     valid = load_bible('valid', src_lang='es')
     lines = [' '.join(valid.src[i:i + 3]) for i in (0, 3)], [' '.join(valid.tgt[i:i + 3]) for i in (0, 3)]
     (tmp_path / 'para.tsv').write_text(''.join(f'{s}\t{t}\n' for s, t in zip(*lines)), encoding='utf-8')
@@ -97,7 +97,7 @@ def test_bad_arguments_exit_with_a_message(saved, tmp_path, argv, message):
 
 def test_a_foreign_tokenizer_is_refused(saved, tmp_path):
     "A model folder whose tokenizer is not the model's (the book's 8,000 pieces for a 300-piece model): status 2."
-    from transformer_nb.model import pretrained_path
+    from transformer_nb.model.transformer import pretrained_path
     shutil.copytree(saved / 'model', tmp_path / 'model')
     shutil.copy(pretrained_path('book') / 'tokenizer.model', tmp_path / 'model' / 'tokenizer.model')
     err = io.StringIO()
@@ -108,7 +108,7 @@ def test_a_foreign_tokenizer_is_refused(saved, tmp_path):
 
 def test_python_dash_m(saved):
     "The module runs as a script (the `if __name__ == '__main__'` guard) and exits 0."
-    r = subprocess.run([sys.executable, '-m', 'transformer_nb.evaluate_cli', '--checkpoint', str(saved / 'model'),
+    r = subprocess.run([sys.executable, '-m', 'transformer_nb.cli.evaluate', '--checkpoint', str(saved / 'model'),
                         '--tsv', str(saved / 'pairs.tsv'), '--src-col', '2', '--tgt-col', '3', '--num-beams', '2',
                         '--limit', '2', '--max-new-tokens', '4'], capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]

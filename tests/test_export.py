@@ -12,9 +12,9 @@ import shutil, subprocess, sys, warnings
 import pytest
 
 torch = pytest.importorskip('torch')
-from transformer_nb.cli import main as cli
-from transformer_nb.data import load_bible
-from transformer_nb.model import (LEGACY_WEIGHTS_NAME, WEIGHTS_NAME, load_pretrained, save_pretrained)
+from transformer_nb.cli.main import main as cli
+from transformer_nb.data.corpus import load_bible
+from transformer_nb.model.transformer import (LEGACY_WEIGHTS_NAME, WEIGHTS_NAME, load_pretrained, save_pretrained)
 
 N_VERSES, N_NEW = 20, 160  # verses compared (chapter 18 compares 100); max_new_tokens
 BEAM4 = dict(num_beams=4, length_penalty=0.6, early_stopping=False)
@@ -37,7 +37,7 @@ def verses():
 
 @pytest.fixture(scope='module')
 def book():
-    from transformer_nb.translate import Translator
+    from transformer_nb.translation.translator import Translator
     torch.set_num_threads(2)
     # the exports carry the beam, α and block; the checks of the n-best list stay behind
     # whole verses, as the exports read them
@@ -57,7 +57,7 @@ def greedy_block(book, verses):
 @pytest.fixture(scope='module')
 def hf_dir(book, tmp_path_factory):
     extra('transformers'); extra('safetensors')
-    from transformer_nb.export import export_hf
+    from transformer_nb.deploy.export import export_hf
     return export_hf(book.model, book.tok, tmp_path_factory.mktemp('exp') / 'hf')
 
 
@@ -96,7 +96,7 @@ def test_hf_files_and_tokenizer(hf_dir, book, verses):
     assert (g.decoder_start_token_id, g.eos_token_id, g.pad_token_id) == (2, 3, 0)
     assert g.forced_bos_token_id is None and g.forced_eos_token_id is None
     assert g.bad_words_ids == [[0], [2]]
-    from transformer_nb.generation_config import CHOSEN
+    from transformer_nb.generation.config import CHOSEN
     hf = CHOSEN.hf_compatible()  # GNMT's α in HF's form, no checks: what generate can run
     keys = 'num_beams', 'length_penalty', 'no_repeat_ngram_size'
     assert tuple(getattr(g, k) for k in keys) == (8, 1.4, 4) == tuple(getattr(hf, k) for k in keys)
@@ -121,7 +121,7 @@ def test_hf_block_matches(hf_dir, book, greedy, greedy_block, verses):
 
 def test_hf_export_decodes_as_its_config(hf_dir, book, verses):
     "The exported generation_config.json, as written, decodes as CHOSEN.hf_compatible()."
-    from transformer_nb.generation_config import CHOSEN
+    from transformer_nb.generation.config import CHOSEN
     config = CHOSEN.hf_compatible().update(max_new_tokens=N_NEW)
     ours = book.translate_ids(verses[:20], generation_config=config)
     assert same(ours, hf_ids(hf_dir, verses[:20])) == 20
@@ -130,7 +130,7 @@ def test_hf_export_decodes_as_its_config(hf_dir, book, verses):
 @pytest.fixture(scope='module')
 def ct2_dir(book, tmp_path_factory):
     extra('ctranslate2')
-    from transformer_nb.export import export_ct2
+    from transformer_nb.deploy.export import export_ct2
     return export_ct2(book.model, book.tok, tmp_path_factory.mktemp('exp') / 'ct2')
 
 
@@ -205,7 +205,7 @@ def test_cli_mistakes(argv, status, needle, tmp_path, capsys):
 def test_cli_missing_extra_names_the_fix(tmp_path):
     "Without the extra's libraries, one line that says how to install them."
     code = ('import sys; sys.modules["transformers"] = None; sys.modules["ctranslate2"] = None\n'
-            'from transformer_nb.cli import main\n'
+            'from transformer_nb.cli.main import main\n'
             f'sys.exit(main(["export", "--to", "hf", {str(tmp_path / "x")!r}]))')
     r = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True)
     assert r.returncode == 1, r.stderr
@@ -239,7 +239,7 @@ def test_old_pt_directory_loads(tiny_model, tmp_path):
     again = load_pretrained(old)
     for a, b in zip(model.state_dict().values(), again.state_dict().values()):
         assert torch.equal(a, b)
-    from transformer_nb.translate import Translator
+    from transformer_nb.translation.translator import Translator
     assert isinstance(Translator.from_pretrained(old).translate('hola'), str)
     save_pretrained(again, old)  # saving again writes the new format, no stale model.pt
     assert (old / WEIGHTS_NAME).exists() and not (old / LEGACY_WEIGHTS_NAME).exists()
@@ -251,7 +251,7 @@ def test_old_pt_directory_loads(tiny_model, tmp_path):
     (b'garbage' * 100, 'not a readable safetensors file'),
 ], ids=['empty', 'bad header', 'garbage'])
 def test_broken_safetensors_named(content, needle, tiny_model, tmp_path):
-    from transformer_nb.model import ModelFileError
+    from transformer_nb.model.transformer import ModelFileError
     d = tmp_path / 'broken'
     shutil.copytree(tiny_model(32), d)
     (d / WEIGHTS_NAME).write_bytes(content)
@@ -271,7 +271,7 @@ def test_no_weights_names_both(tiny_model, tmp_path):
 def test_ct2_export_leaves_the_model_alone(book, tmp_path):
     "CTranslate2 quantises the arrays it is handed in place: the export must hand it copies."
     extra('ctranslate2')
-    from transformer_nb.export import export_ct2
+    from transformer_nb.deploy.export import export_ct2
     before = {k: v.clone() for k, v in book.model.state_dict().items()}
     export_ct2(book.model, book.tok, tmp_path / 'q8', quantization='int8')
     after = book.model.state_dict()
@@ -297,7 +297,7 @@ def test_readme_flags_give_the_hf_exports_translations(hf_dir, verses):
     transformers = extra('transformers')
     tok = transformers.AutoTokenizer.from_pretrained(hf_dir)
     theirs = [tok.decode(ids, skip_special_tokens=True).strip() for ids in hf_ids(hf_dir, verses[:10])]
-    r = subprocess.run([sys.executable, '-m', 'transformer_nb.translate_cli', *readme_hf_flags()],
+    r = subprocess.run([sys.executable, '-m', 'transformer_nb.cli.translate', *readme_hf_flags()],
                        input='\n'.join(verses[:10]) + '\n', capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.stdout.splitlines() == theirs
@@ -316,7 +316,7 @@ def test_readme_flags_give_the_ct2_exports_translations(ct2_dir, book, verses):
     tr = ctranslate2.Translator(str(ct2_dir), device='cpu', intra_threads=2)
     res = tr.translate_batch([book.tok.pieces(v) for v in verses[:10]], **kw)
     theirs = [book.tok.sp.decode(r.hypotheses[0]) for r in res]
-    r = subprocess.run([sys.executable, '-m', 'transformer_nb.translate_cli', *readme_flags('CTranslate2')],
+    r = subprocess.run([sys.executable, '-m', 'transformer_nb.cli.translate', *readme_flags('CTranslate2')],
                        input='\n'.join(verses[:10]) + '\n', capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.stdout.splitlines() == theirs

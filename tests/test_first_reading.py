@@ -14,13 +14,13 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PKG = ROOT / 'transformer_nb'
-SOURCE = re.compile(r'File to edit: \.\./nbs/(\S+)\.ipynb')
+SOURCE = re.compile(r'File to edit: (?:\.\./)+nbs/(\S+)\.ipynb')
 # The definitions of the first reading, in the order they are read (a notebook's name after its number).
 ORDER = ['attention', 'multihead', 'feedforward', 'positional', 'sublayer', 'encoder', 'decoder', 'model',
          'data', 'noam', 'label_smoothing', 'training', 'kv_cache', 'beam_search']
 # Modules any chapter may use because they teach nothing of the model: the figures' helpers (appendix 99 and the
 # search tree of appendix 94) and the copy of a model into Hugging Face's classes that chapter 14 compares with.
-TOOLS = {'plot', 'charts', 'diagrams', 'beam_tree', 'marian'}
+TOOLS = {'book.plot', 'book.charts', 'book.diagrams', 'book.beam_tree', 'deploy.marian'}
 FORBIDDEN = {'int8': r'(?<![a-z])int8', 'onnx': r'\bonnx', 'safetensors': r'safetensors', 'fused_qkv': r'fused_qkv',
              'ctranslate2': r'ctranslate2', 'torchrun': r'torchrun', 'stand-in': r'stand[-_ ]ins?\b'}
 
@@ -36,11 +36,11 @@ CHAPTERS = first_reading((ROOT / '_toc.yml').read_text())
 
 
 def module_notebooks() -> dict:
-    "module name -> the notebook that exports it (its `default_exp`)."
+    "dotted module name (`model.attention`) -> the notebook that exports it (its `default_exp`)."
     out = {}
-    for p in PKG.glob('*.py'):
+    for p in PKG.rglob('*.py'):
         m = SOURCE.search(p.read_text())
-        if m: out[p.stem] = m.group(1)
+        if m: out['.'.join(p.relative_to(PKG).with_suffix('').parts)] = m.group(1)
     return out
 
 
@@ -53,7 +53,7 @@ def lazy_names() -> dict:
 
 def imported_modules(code: str, lazy: dict) -> set:
     "Package modules a cell's code imports: `from transformer_nb.x import`, `import transformer_nb.x`, root names."
-    out = set(re.findall(r'(?:from|import)\s+transformer_nb\.(\w+)', code))
+    out = set(re.findall(r'(?:from|import)\s+transformer_nb\.([\w.]+)', code))
     for m in re.finditer(r'from\s+transformer_nb\s+import\s+(\([^)]*\)|[^\n#]+)', code):
         names = m.group(1).strip('()').replace('\n', ',').split(',')
         out |= {lazy.get(n.split()[0], n.split()[0]) for n in names if n.strip()}
@@ -89,16 +89,17 @@ def test_chapters_import_only_earlier_chapters():
 
 
 def test_the_order_check_can_fail():
-    owner = {'attention': '01_attention', 'generation_config': '95_generation_config', 'decoder': '07_decoder',
-             'plot': '99_plot'}
+    owner = {'model.attention': '01_attention', 'generation.config': '95_generation_config',
+             'model.decoder': '07_decoder', 'book.plot': '99_plot'}
     chapters = ['01_attention', '07_decoder']
-    assert order_problems(chapters, owner, {'01_attention': {'plot'}, '07_decoder': {'attention'}}) == []
-    assert order_problems(chapters, owner, {'01_attention': {'decoder'}, '07_decoder': set()}) \
-        == ['01_attention imports decoder (07_decoder)']
-    assert order_problems(chapters, owner, {'01_attention': set(), '07_decoder': {'generation_config'}}) \
-        == ['07_decoder imports generation_config (95_generation_config)']
-    assert imported_modules('from transformer_nb import Trainer, Transformer\nimport transformer_nb.plot',
-                            {'Trainer': 'train', 'Transformer': 'model'}) == {'train', 'model', 'plot'}
+    assert order_problems(chapters, owner, {'01_attention': {'book.plot'}, '07_decoder': {'model.attention'}}) == []
+    assert order_problems(chapters, owner, {'01_attention': {'model.decoder'}, '07_decoder': set()}) \
+        == ['01_attention imports model.decoder (07_decoder)']
+    assert order_problems(chapters, owner, {'01_attention': set(), '07_decoder': {'generation.config'}}) \
+        == ['07_decoder imports generation.config (95_generation_config)']
+    assert imported_modules('from transformer_nb import Trainer, Transformer\nimport transformer_nb.book.plot',
+                            {'Trainer': 'training.trainer', 'Transformer': 'model.transformer'}) \
+        == {'training.trainer', 'model.transformer', 'book.plot'}
 
 
 @pytest.mark.parametrize('chapter', CHAPTERS)

@@ -8,11 +8,11 @@ import pytest
 import torch
 
 from transformer_nb import GenerationConfig, generate
-from transformer_nb.generation import STRATEGIES
-from transformer_nb.generation_config import DEFAULTS, OWN, generation_mode
-from transformer_nb.generation_config import settings_of
-from transformer_nb.kv_cache import NaiveDecoder
-from transformer_nb.model import Transformer, TransformerConfig
+from transformer_nb.generation.dispatch import STRATEGIES
+from transformer_nb.generation.config import DEFAULTS, OWN, generation_mode
+from transformer_nb.generation.config import settings_of
+from transformer_nb.generation.cache import NaiveDecoder
+from transformer_nb.model.transformer import Transformer, TransformerConfig
 
 BASES = {  # strategy -> a config that asks for it
     'greedy': dict(num_beams=1),
@@ -114,7 +114,7 @@ def equal(a, b) -> bool:
 @pytest.mark.parametrize('mode', list(BASES))
 def test_defaults_not_chosen_follow_the_strategy(model, src, mode):
     "CHOSEN's settings that the strategy the user asks for never reads fall away; given ones stay and are refused."
-    from transformer_nb.generation_config import CHOSEN, narrow
+    from transformer_nb.generation.config import CHOSEN, narrow
     narrowed = narrow(CHOSEN.update(**BASES[mode]), BASES[mode])
     assert generation_mode(narrowed) == mode
     assert narrowed.no_repeat_ngram_size == CHOSEN.no_repeat_ngram_size  # read by every strategy: kept

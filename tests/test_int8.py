@@ -4,9 +4,9 @@ changed with their batch), and the int8 copy computes attention in plain product
 batch's padding as the fused kernel's do (an int8 rounding turned those into another token for 3 of 100 verses)."""
 import torch
 
-from transformer_nb.data import load_bible
-from transformer_nb.deploy import RowInt8
-from transformer_nb.translate import Translator
+from transformer_nb.data.corpus import load_bible
+from transformer_nb.deploy.optimize import RowInt8
+from transformer_nb.translation.translator import Translator
 
 
 def test_rows_are_computed_alone():

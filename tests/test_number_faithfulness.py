@@ -18,7 +18,7 @@ def most_faithful(ways: dict) -> str:
 
 
 def test_the_default_is_the_most_faithful():
-    from transformer_nb.translate_cli import NUMBER_READINGS, build_parser
+    from transformer_nb.cli.translate import NUMBER_READINGS, build_parser
     best = most_faithful(DATA['ways'])
     assert DATA['most_faithful'] == best
     assert build_parser().parse_args([]).numbers == best, 'the command reads numbers another way by default'
@@ -32,14 +32,14 @@ def test_the_check_can_fail():
 
 
 def test_the_threshold_is_the_measured_one():
-    from transformer_nb.sentences import KEPT_CHRF
+    from transformer_nb.text.sentences import KEPT_CHRF
     assert DATA['kept_chrf'] == KEPT_CHRF, 'the file was measured with another threshold: rerun the script'
     quartile = DATA['test_verses_chrf']['lower_quartile']
     assert abs(quartile - KEPT_CHRF) < 1, f'KEPT_CHRF = {KEPT_CHRF} no longer stands for the lower quartile {quartile}'
 
 
 def test_every_way_of_the_command_and_every_sentence_is_judged():
-    from transformer_nb.translate_cli import NUMBER_READINGS
+    from transformer_nb.cli.translate import NUMBER_READINGS
     assert set(NUMBER_READINGS) <= set(DATA['ways'])
     rows = [l for l in (ROOT / 'data' / 'number_sentences.tsv').read_text(encoding='utf-8').splitlines()
             if l and not l.startswith('#')][1:]  # the header aside

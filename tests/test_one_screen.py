@@ -30,7 +30,7 @@ def chapter_cell(first_line: str) -> str:
 @pytest.fixture(scope='module')
 def one_screen() -> dict:
     "The names the two cells define, run one after the other as in the chapter."
-    from transformer_nb.model import Transformer
+    from transformer_nb.model.transformer import Transformer
     ns = {'Transformer': Transformer}
     for first_line in (ONE_SCREEN, COPY):
         exec(compile(chapter_cell(first_line), f'{CHAPTER.name}: {first_line}', 'exec'), ns)
@@ -39,7 +39,7 @@ def one_screen() -> dict:
 
 @pytest.fixture(scope='module')
 def book():
-    from transformer_nb.model import load_pretrained
+    from transformer_nb.model.transformer import load_pretrained
     torch.set_num_threads(2)
     return load_pretrained('book')
 
@@ -47,7 +47,7 @@ def book():
 @pytest.fixture(scope='module')
 def src(book):
     "20 test verses, tokenized as the translator does (⟨EOS⟩ at the end), padded into one batch."
-    from transformer_nb.data import Tokenizer, load_bible
+    from transformer_nb.data.corpus import Tokenizer, load_bible
     from transformer_nb.utils import pretrained_path
     verses = load_bible('test', src_lang='es').src[:N_VERSES]
     ids = Tokenizer.load(pretrained_path('book')).encode(verses)
@@ -63,7 +63,7 @@ def test_one_screen_fits_one_screen():
 
 
 def test_one_screen_logits_are_the_book_models(one_screen, book, src):
-    from transformer_nb.decoder import shift_right
+    from transformer_nb.model.decoder import shift_right
     plain = one_screen['plain_copy'](book)
     tgt_in = shift_right(src.flip(1)[:, :30], book.config.bos_token_id)  # any target will do
     with torch.no_grad():
@@ -72,7 +72,7 @@ def test_one_screen_logits_are_the_book_models(one_screen, book, src):
 
 
 def test_one_screen_greedy_is_generate(one_screen, book, src):
-    from transformer_nb.generation import generate
+    from transformer_nb.generation.dispatch import generate
     eos = book.config.eos_token_id
     theirs = generate(book, src, num_beams=1)  # (B, T): ⟨EOS⟩ then padding, or cut at the length limit
     mine = one_screen['plain_copy'](book).greedy(src)

@@ -20,21 +20,21 @@ def exported(tmp_path_factory):
     if (built / 'config.json').exists():
         return built
     out = tmp_path_factory.mktemp('onnx') / 'book'
-    subprocess.run([sys.executable, '-m', 'transformer_nb.export', str(out), '--to', 'onnx'], check=True)
+    subprocess.run([sys.executable, '-m', 'transformer_nb.deploy.export', str(out), '--to', 'onnx'], check=True)
     return out
 
 
 @pytest.fixture(scope='module')
 def book():
-    from transformer_nb.data import Tokenizer
-    from transformer_nb.model import Transformer
+    from transformer_nb.data.corpus import Tokenizer
+    from transformer_nb.model.transformer import Transformer
     from transformer_nb.utils import pretrained_path
     return Transformer.from_pretrained('book').eval(), Tokenizer.load(pretrained_path('book'))
 
 
 def batches(tok, n: int, size: int = 20):
     "The first `n` test verses, Spanish, as padded batches of ids."
-    from transformer_nb.data import load_bible
+    from transformer_nb.data.corpus import load_bible
     src = load_bible('test', src_lang='es').src[:n]
     for i in range(0, n, size):
         yield nn.utils.rnn.pad_sequence([torch.tensor(tok.encode(s)) for s in src[i:i + size]], batch_first=True)
@@ -42,8 +42,8 @@ def batches(tok, n: int, size: int = 20):
 
 def test_float32_graphs_decode_as_the_model(exported, book):
     "100 test verses, greedy: the float32 graphs give exactly the tokens of `generate` on the PyTorch model."
-    from transformer_nb.onnx_graphs import OnnxModel
-    from transformer_nb.generation import generate
+    from transformer_nb.deploy.onnx import OnnxModel
+    from transformer_nb.generation.dispatch import generate
     model, tok = book
     onnx = OnnxModel(exported)
     for src in batches(tok, 100):
@@ -53,9 +53,9 @@ def test_float32_graphs_decode_as_the_model(exported, book):
 
 def test_beam_search_on_the_graphs(exported, book):
     "10 verses with the chosen decoding settings (8 beams, GNMT 1.4, no 4-gram twice): the same n-best lists."
-    from transformer_nb.beam import beam_search
-    from transformer_nb.onnx_graphs import OnnxModel
-    from transformer_nb.generation_config import CHOSEN
+    from transformer_nb.generation.beam import beam_search
+    from transformer_nb.deploy.onnx import OnnxModel
+    from transformer_nb.generation.config import CHOSEN
     model, tok = book
     onnx = OnnxModel(exported)
     c = CHOSEN.update(rerank=None, num_return_sequences=4)
@@ -68,8 +68,8 @@ def test_int8_graphs_translate(exported, book):
     word depends on the processor's integer kernels (ONNX Runtime picks them by CPU), so the check is chrF against
     the float32 translations; the counts are printed."""
     from sacrebleu.metrics import CHRF
-    from transformer_nb.onnx_graphs import OnnxModel
-    from transformer_nb.generation import generate
+    from transformer_nb.deploy.onnx import OnnxModel
+    from transformer_nb.generation.dispatch import generate
     model, tok = book
     size = lambda d: sum(f.stat().st_size for f in d.glob('*.onnx'))
     assert size(exported / "int8") < size(exported) / 2.5
@@ -84,6 +84,6 @@ def test_int8_graphs_translate(exported, book):
 
 def test_export_command_names_bad_flags(tmp_path):
     "A user's mistake gets one line naming the flag: --quantization is CTranslate2's."
-    r = subprocess.run([sys.executable, '-m', 'transformer_nb.export', str(tmp_path / 'x'), '--to', 'onnx',
+    r = subprocess.run([sys.executable, '-m', 'transformer_nb.deploy.export', str(tmp_path / 'x'), '--to', 'onnx',
                         '--quantization', 'int8'], capture_output=True, text=True)
     assert r.returncode == 2 and r.stderr.count('\n') == 1 and '--quantization' in r.stderr, r.stderr

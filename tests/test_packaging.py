@@ -9,7 +9,7 @@ from conftest import run
 SMOKE = textwrap.dedent('''
     import sys, torch
     import transformer_nb
-    from transformer_nb.attention import attention, causal_mask
+    from transformer_nb.model.attention import attention, causal_mask
     assert "site-packages" in transformer_nb.__file__, transformer_nb.__file__
     try:
         import nbdev

@@ -29,13 +29,13 @@ def texts():
 
 
 def test_translator_takes_anything(texts):
-    from transformer_nb.translate import Translator
+    from transformer_nb.translation.translator import Translator
     out = Translator.from_pretrained('book').translate(texts)
     assert len(out) == len(texts) and all(isinstance(t, str) for t in out)
 
 
 def test_number_reader_takes_anything(texts):
-    from transformer_nb.checks import extract_numbers, number_mismatch
+    from transformer_nb.text.checks import extract_numbers, number_mismatch
     for t in texts:
         for lang in ('es', 'en'):
             assert all(isinstance(n, int) for n in extract_numbers(t, lang))

@@ -214,14 +214,14 @@ def test_the_pin_diff_check_can_fail(history):
 
 
 def test_the_chart_library_is_pinned_once():
-    """The chart library's versions that `transformer_nb.charts` loads outside the book (`VEGA`) are the ones the
+    """The chart library's versions that `transformer_nb.book.charts` loads outside the book (`VEGA`) are the ones the
     book vendors: `web/package.json` names them exactly and its lock file installs them."""
-    from transformer_nb.charts import VEGA
+    from transformer_nb.book.charts import VEGA
     web = ROOT / 'web'
     pinned = json.loads((web / 'package.json').read_text())['dependencies']
     locked = json.loads((web / 'package-lock.json').read_text())['packages']
     wanted = {name: pinned.get(name) for name in VEGA}  # the translator's libraries besides
-    assert wanted == VEGA, f'web/package.json pins {wanted}; transformer_nb.charts.VEGA says {VEGA}'
+    assert wanted == VEGA, f'web/package.json pins {wanted}; transformer_nb.book.charts.VEGA says {VEGA}'
     exact = re.compile(r'\d+\.\d+\.\d+$')
     assert all(exact.match(v) for v in pinned.values()), f'web/package.json pins a range: {pinned}'
     for name, version in pinned.items():

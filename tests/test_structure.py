@@ -1,13 +1,19 @@
-"""The package's shape: modules a reader can take in, functions a reader can follow, and a dependency graph that runs
-one way, in the order the book is read.
+"""The package's shape: subpackages by what the code does, stacked in layers; modules a reader can take in,
+functions a reader can follow, and a dependency graph that runs one way, in the order the book is read.
 
+* **Layers.** The subpackages are stacked (`LAYERS`): `utils` at the bottom; `model` (the Transformer) and `data`
+  (corpus, tokenizer, batches) on it; `text` (reading a line, which learns its language guess from the corpus)
+  above them; `training` and `generation` above those; `deploy` (ready-to-serve models and exports) above generation; `translation` (the Translator and its
+  scores) above deploy; `cli` at the top. A module imports its own subpackage or a lower layer, never a higher one
+  or one beside it; `book` (the figures) may import any layer, and no layer imports it: the notebooks draw, the
+  runtime never does. A module imports modules, never a subpackage's `__init__` (those are thin doors for readers).
+* **Chapters.** A module imports only modules of earlier notebooks (by file name: `06_encoder` before
+  `07_decoder`) or *support* modules: leaves that import nothing of the package but `utils` (checkpoints, the run
+  log, the plots, ...). The command (`cli.main`) imports its subcommands' modules by name, which counts as
+  importing them. There is no exception, not even an import inside a function.
 * No generated module over `MAX_LLOC` logical lines (radon's count: a statement spread over several physical lines
   by the formatter counts once; `_modidx.py`, nbdev's index, aside; `LONGER` states the exceptions).
 * No function or method over cyclomatic complexity `MAX_COMPLEXITY` (radon's count: one plus the branches).
-* A module imports only modules of earlier notebooks (by file name: `06_encoder` before `07_decoder`) or *support*
-  modules: leaves that import nothing of the package but `utils` (checkpoints, the run log, the plots, ...).
-  The command (`cli`) imports its subcommands' modules by name, which counts as importing them: no earlier module
-  may import it back. There is no exception, not even an import inside a function.
 * Loading a model for inference does not import the trainer or `torch.distributed`'s process groups.
 """
 import ast, re, subprocess, sys
@@ -19,27 +25,47 @@ ROOT = Path(__file__).resolve().parents[1]
 PKG = ROOT / 'transformer_nb'
 MAX_LLOC, MAX_COMPLEXITY = 310, 15  # 310 logical lines: about 350 physical ones before the 88-column format
 # Stated exceptions, each with its reason and its own ceiling.
-# train: the `Trainer` alone is most of the module, one method per cell in chapter 12a (opening a run, resuming, the
-# update, validation, stopping, averaging, export); everything else has left the module (recipe, checkpoint, runlog,
-# train_cli). Splitting one class across modules would send a reader hunting for its methods. (435: resuming refuses
-# a checkpoint of the fused attention layout of 0.6 by name.)
-# kv_cache: the three things every decoding strategy shares, the step through the model's own layers (chapter 13),
-# the rules of a step (the logits processors) and the strategy contract with its loop (greedy search and sampling on
-# it; chapter 13c exports them into the module); beam search (chapter 14) imports them from there.
-# multihead: the one module that knows how attention stores its projections (see the test below) also holds the
-# key/value cache (chapter 13 exports it into the module) and the self-attention's path through a deployed copy's
-# stacked product (`fused_qkv`, chapter 13a).
-# diagrams: every diagram the book draws with its own code (Figure 1 with its links, heads, masks, the cache, a beam
-# step, and the data-flow pictures of chapters 6 and 13) in one appendix, where a reader looks for a picture.
+# training.trainer: the `Trainer` alone is most of the module (opening a run, resuming, the update, validation,
+# stopping, averaging, export); everything else has left the module (recipe, checkpoint, runlog, cli.train).
+# Splitting one class across modules would send a reader hunting for its methods. (435: resuming refuses a
+# checkpoint of the fused attention layout of 0.6 by name.)
+# generation.cache: the three things every decoding strategy shares, the step through the model's own layers
+# (chapter 13), the rules of a step (the logits processors) and the strategy contract with its loop (greedy search
+# and sampling on it; chapter 13c exports them into the module), with the decoders deployments register; beam
+# search (chapter 14) imports them from there.
+# model.multihead: the one module that knows how attention stores its projections (see the test below) also holds
+# the key/value cache (chapter 13 exports it into the module) and the self-attention's path through a deployed
+# copy's stacked product (`fused_qkv`, chapter 13a).
+# book.diagrams: every diagram the book draws with its own code (Figure 1 with its links, heads, masks, the cache,
+# a beam step, and the data-flow pictures of chapters 6 and 13) in one appendix, where a reader looks for a picture.
 # utils: the helpers every command shares (devices, argparse types and the one-line parser, run_main and its
 # interrupts, progress, folders to write in, shipped files), each small, none worth a module of its own.
-LONGER = {'train': 435, 'kv_cache': 360, 'multihead': 320, 'diagrams': 360, 'utils': 340}
-SOURCE = re.compile(r'File to edit: \.\./nbs/(\S+)\.ipynb')
+LONGER = {'training.trainer': 435, 'generation.cache': 370, 'model.multihead': 320, 'book.diagrams': 360,
+          'utils': 340}
+# The layers, bottom to top: a module imports its own subpackage or a lower layer. `book` stands beside them.
+LAYERS = {'utils': 0, 'model': 1, 'data': 1, 'text': 2, 'training': 3, 'generation': 3, 'deploy': 4,
+          'translation': 5, 'cli': 6}
+BESIDE = 'book'
+SOURCE = re.compile(r'File to edit: (?:\.\./)+nbs/(\S+)\.ipynb')
 
 
 def modules() -> dict:
-    "module name -> path of every generated module."
-    return {p.stem: p for p in sorted(PKG.glob('*.py')) if p.stem not in ('__init__', '_modidx')}
+    "dotted module name (`model.attention`, `utils`) -> path of every generated module."
+    out = {}
+    for p in sorted(PKG.rglob('*.py')):
+        rel = p.relative_to(PKG).with_suffix('')
+        if rel.name in ('__init__', '_modidx') or '__pycache__' in rel.parts:
+            continue
+        out['.'.join(rel.parts)] = p
+    return out
+
+
+def packages() -> set:
+    return {p.parent.name for p in PKG.glob('*/__init__.py')}
+
+
+def package_of(module: str) -> str:
+    return module.split('.')[0]
 
 
 def notebook_of(path: Path) -> str:
@@ -48,25 +74,76 @@ def notebook_of(path: Path) -> str:
     return m.group(1)
 
 
-def imports_in(nodes) -> set:
-    "Modules of the package imported by these AST nodes (`from .x import y`, `from transformer_nb.x import y`)."
-    out = set()
+def imports_in(nodes, module: str) -> set:
+    """Dotted names of the package imported by these AST nodes of `module`: `from .x import y`,
+    `from ..a.b import y`, `from transformer_nb.a.b import y`, `import transformer_nb.a.b`."""
+    out, here = set(), module.split('.')[:-1]
     for node in nodes:
-        if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module:
-            out.add(node.module.split('.')[0])
+        if isinstance(node, ast.ImportFrom) and node.level:
+            base = here[: len(here) - (node.level - 1)] if node.level > 1 else here
+            if node.module:
+                out.add('.'.join([*base, *node.module.split('.')]))
+            else:  # from . import x: x is a module of that package
+                out |= {'.'.join([*base, a.name]) for a in node.names}
         elif isinstance(node, ast.ImportFrom) and (node.module or '').startswith('transformer_nb.'):
-            out.add(node.module.split('.')[1])
+            out.add(node.module.split('.', 1)[1])
+        elif isinstance(node, ast.Import):
+            out |= {a.name.split('.', 1)[1] for a in node.names if a.name.startswith('transformer_nb.')}
     return out
 
 
-def package_imports(path: Path) -> set:
-    "Modules of the package that `path` imports, at any depth of its code."
-    return imports_in(ast.walk(ast.parse(path.read_text())))
+def package_imports(module: str, path: Path) -> set:
+    "Modules (or packages) of the package that `path` imports, at any depth of its code."
+    return imports_in(ast.walk(ast.parse(path.read_text())), module)
+
+
+def graph() -> dict:
+    "module -> the modules it imports (the command's subcommands included)."
+    g = {m: package_imports(m, p) - {m} for m, p in modules().items()}
+    from transformer_nb.cli.main import COMMANDS  # modules the command loads by name
+
+    g['cli.main'] |= {module.split('.', 1)[1] for module, _ in COMMANDS.values()}
+    return g
 
 
 def support_modules(graph: dict) -> set:
     "Leaf modules any chapter may use: they import nothing of the package but `utils`."
     return {m for m, deps in graph.items() if deps <= {'utils'}}
+
+
+def test_imports_name_modules():
+    "Every import names a module that exists, never a subpackage's `__init__`."
+    mods, pkgs = modules(), packages()
+    bad = {m: sorted(d - set(mods)) for m, d in graph().items() if d - set(mods)}
+    assert not bad, f'imports of subpackages or of modules that do not exist: {bad}'
+    assert pkgs == set(LAYERS) - {'utils'} | {BESIDE}, pkgs  # every subpackage has its layer
+
+
+def layer_breaks(g: dict) -> list:
+    "Imports of a higher layer, of a subpackage beside, or of `book` from the runtime."
+    bad = []
+    for m, deps in g.items():
+        for d in deps:
+            pm, pd = package_of(m), package_of(d)
+            if pm == pd or pm == BESIDE and pd != 'cli':
+                continue
+            if pd == BESIDE or pm == BESIDE or LAYERS[pd] >= LAYERS[pm]:
+                bad.append(f'{m} imports {d}')
+    return sorted(bad)
+
+
+def test_layers():
+    assert not layer_breaks(graph()), 'imports against the layers: ' + '; '.join(layer_breaks(graph()))
+
+
+def test_the_layer_check_can_fail():
+    "A model that imports generation, a generation module that draws, and a package beside another."
+    g = {'model.transformer': {'generation.cache'}, 'generation.beam': {'book.beam_tree'},
+         'data.corpus': {'model.attention'}, 'cli.main': {'translation.translator'},
+         'book.heads': {'model.transformer'}, 'text.sentences': {'data.corpus'}}
+    assert layer_breaks(g) == ['data.corpus imports model.attention',
+                               'generation.beam imports book.beam_tree',
+                               'model.transformer imports generation.cache']
 
 
 def test_module_sizes():
@@ -88,36 +165,32 @@ def test_function_complexity():
 
 
 def test_dependencies_follow_the_chapters():
-    mods = modules()
-    graph = {m: package_imports(p) - {m} for m, p in mods.items()}
-    from transformer_nb.cli import COMMANDS  # modules the command loads by name
-    graph['cli'] |= {module.split('.')[1] for module, _ in COMMANDS.values()}
-    unknown = {m: d - set(mods) for m, d in graph.items() if d - set(mods)}
-    assert not unknown, f'imports of modules that do not exist: {unknown}'
-    support, order = support_modules(graph), {m: notebook_of(p) for m, p in mods.items()}
-    back = [f'{m} ({order[m]}) imports {d} ({order[d]})' for m, deps in graph.items() for d in deps
-            if d not in support and order[d] >= order[m]]
+    mods, g = modules(), graph()
+    support, order = support_modules(g), {m: notebook_of(p) for m, p in mods.items()}
+    back = [f'{m} ({order[m]}) imports {d} ({order[d]})' for m, deps in g.items() for d in deps
+            if d in order and d not in support and order[d] >= order[m]]
     assert not back, 'imports against the chapter order: ' + '; '.join(sorted(back))
-    assert {'utils', 'checkpoint', 'runlog'} <= support
+    assert {'utils', 'training.checkpoint', 'training.runlog'} <= support
 
 
 def test_the_tokenizer_does_not_import_the_model():
     "data (the corpus and the tokenizer, chapter 9) finds its files through utils: no model is loaded to read text."
-    assert not package_imports(modules()['data']) - {'utils'}, package_imports(modules()['data'])
+    deps = package_imports('data.corpus', modules()['data.corpus'])
+    assert not deps - {'utils'}, deps
 
 
 def test_inference_does_not_import_training():
-    code = ('import sys, transformer_nb.translate, transformer_nb.generation\n'
-            'bad = [m for m in ("transformer_nb.train", "transformer_nb.data") if m in sys.modules]\n'
+    code = ('import sys, transformer_nb.translation.translator, transformer_nb.generation.dispatch\n'
+            'bad = [m for m in ("transformer_nb.training.trainer", "transformer_nb.data.corpus") if m in sys.modules]\n'
             'print(bad)')
     out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, cwd=ROOT, check=True)
     # the tokenizer lives in data; the trainer must never be pulled in by translating
-    assert 'transformer_nb.train' not in out.stdout, out.stdout
+    assert 'transformer_nb.training.trainer' not in out.stdout, out.stdout
 
 
 def test_top_level_names():
     code = ('from transformer_nb import Transformer, TransformerConfig, Translator, Trainer, TrainConfig\n'
-            'import sys; print("transformer_nb.train" in sys.modules)')
+            'import sys; print("transformer_nb.training.trainer" in sys.modules)')
     out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0, out.stderr
     lazy = subprocess.run([sys.executable, '-c', 'import sys, transformer_nb; '
@@ -129,9 +202,9 @@ def test_top_level_names():
 def test_top_level_names_are_not_module_names():
     "A lazy name that is also a module's would be replaced by the module once that module is imported."
     import transformer_nb
-    clash = set(transformer_nb._LAZY) & set(modules())
+    clash = set(transformer_nb._LAZY) & ({m.split('.')[-1] for m in modules()} | packages())
     assert not clash, f'top-level names that are also modules: {clash}'
-    code = ('import transformer_nb.beam, transformer_nb.model\n'
+    code = ('import transformer_nb.generation.beam, transformer_nb.model.transformer\n'
             'from transformer_nb import beam_search, Transformer\n'
             'print(callable(beam_search), isinstance(Transformer, type))')
     out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, cwd=ROOT, check=True)
@@ -163,7 +236,7 @@ def test_patch_only_onto_own_classes():
 def test_one_module_knows_the_projection_layout():
     "Only `multihead` names attention's projection weights; the others ask it (`projections()`, `upgrade_state_dict`)."
     layout = re.compile(r'\b(in_proj|kv_proj|q_proj)\b')
-    users = [m for m in modules() if m != 'multihead' and layout.search((PKG / f'{m}.py').read_text())]
+    users = [m for m, p in modules().items() if m != 'model.multihead' and layout.search(p.read_text())]
     assert not users, f'modules that know how attention stores its weights: {users}'
 
 
@@ -181,9 +254,9 @@ def test_one_decoder_and_no_hook():
     bad = []
     for name, p in modules().items():
         tree = ast.parse(p.read_text())
-        if name not in ('encoder', 'decoder'):
+        if name not in ('model.encoder', 'model.decoder'):
             bad += [f'{name}:{n} runs a sublayer' for n in _calls_named(tree, {'sublayer1', 'sublayer2', 'sublayer3'})]
-        if name != 'multihead':
+        if name != 'model.multihead':
             private = {'_keys_values', '_attend', '_cross_cached', '_project_cross', '_cache_memory'}
             bad += [f'{name}:{n} calls a private attention method' for n in _calls_named(tree, private)]
         for node in ast.walk(tree):
@@ -196,10 +269,46 @@ def test_one_decoder_and_no_hook():
     assert not bad, bad
     defines = {name for name, p in modules().items() for node in ast.walk(ast.parse(p.read_text()))
                if isinstance(node, ast.FunctionDef) and node.name == 'incremental_decoder'}
-    assert defines == {'deploy', 'onnx_graphs'}, defines  # the deployed models' classes
+    assert defines == {'deploy.optimize', 'deploy.onnx'}, defines  # the deployed models' classes
 
 
 def test_the_decoder_check_can_fail():
     "The checks above see a second layer loop, a private call and a hook in code written the old way."
     tree = ast.parse('def step(layer, x):\n    x = layer.sublayer1(x, f)\n    return a._keys_values(x)\n')
     assert _calls_named(tree, {'sublayer1'}) == [2] and _calls_named(tree, {'_keys_values'}) == [3]
+
+
+def test_the_names_of_the_last_release_still_import():
+    """Every name the last release's index (`_modidx.py` of 0.18.0, in `paths_0.18.txt`) lists still imports by its old
+    path: a moved module through the alias in `transformer_nb/__init__.py`; a module that became a subpackage
+    (`transformer_nb.model`) gives its names itself."""
+    import importlib, warnings
+    paths = [l for l in (Path(__file__).parent / 'paths_0.18.txt').read_text().splitlines() if not l.startswith('#')]
+    assert len(paths) > 500
+    missing = []
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', DeprecationWarning)  # the next test checks the warning
+        for path in paths:
+            parts = path.split('.')
+            obj = importlib.import_module('.'.join(parts[:2]))
+            try:
+                for name in parts[2:]:
+                    obj = getattr(obj, name)
+            except AttributeError:
+                missing.append(path)
+    assert not missing, f'names of 0.18.0 that no longer import: {missing[:20]}'
+
+
+def test_a_moved_module_warns_and_is_the_new_module():
+    code = ('import warnings, sys; warnings.simplefilter("error")\n'
+            'try:\n    import transformer_nb.kv_cache\nexcept DeprecationWarning as e:\n    print(e)\n'
+            'warnings.simplefilter("ignore")\n'
+            'import transformer_nb.kv_cache as old, transformer_nb.generation.cache as new\n'
+            'print(old is new, new.__spec__.name)\n'
+            'from transformer_nb.model import Transformer; from transformer_nb.generation import generate\n'
+            'print(Transformer.__module__, generate.__module__)')
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert out.stdout.splitlines() == [
+        'transformer_nb.kv_cache is now transformer_nb.generation.cache; the old name will be removed in 0.20',
+        'True transformer_nb.generation.cache',
+        'transformer_nb.model.transformer transformer_nb.generation.dispatch'], out.stdout + out.stderr

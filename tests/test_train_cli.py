@@ -1,18 +1,18 @@
-"""The training command line, `transformer-nb train` (`python -m transformer_nb.train_cli`), run from a subprocess on a tiny subset."""
+"""The training command line, `transformer-nb train` (`python -m transformer_nb.cli.train`), run from a subprocess on a tiny subset."""
 import json, subprocess, sys
 from pathlib import Path
 
 import torch
 
-from transformer_nb.model import load_pretrained
-from transformer_nb.runlog import read_log
-from transformer_nb.train import load_checkpoint
+from transformer_nb.model.transformer import load_pretrained
+from transformer_nb.training.runlog import read_log
+from transformer_nb.training.trainer import load_checkpoint
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def train(*args, timeout=600):
-    return subprocess.run([sys.executable, '-m', 'transformer_nb.train_cli', *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run([sys.executable, '-m', 'transformer_nb.cli.train', *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout)
 
 
 def test_help_lists_the_config_flags():
@@ -36,7 +36,7 @@ def test_train_export_score_and_average(tmp_path):
     summary = json.loads(r.stdout.splitlines()[0])
     assert summary['stopped'] == 'max_steps' and summary['step'] == 8
     # the precision it computes in, and why, said at the start and kept beside the model
-    from transformer_nb.recipe import precision_reason
+    from transformer_nb.training.recipe import precision_reason
     used = precision_reason('auto', torch.device('cpu'))
     assert f'precision: {used}' in r.stderr.splitlines(), r.stderr[-2000:]
     assert json.loads((model_dir / 'training_config.json').read_text())['precision_used'] == used
@@ -69,7 +69,7 @@ def test_train_export_score_and_average(tmp_path):
 
 def test_export_never_replaces_a_model_silently(tmp_path):
     "A folder that holds a model, the shipped one above all, is replaced only with --overwrite."
-    from transformer_nb.model import pretrained_path
+    from transformer_nb.model.transformer import pretrained_path
     shipped = pretrained_path('book')
     before = (shipped / 'model.safetensors').stat().st_mtime_ns
     r = train('--preset', 'tiny', '--out-dir', str(tmp_path / 'run'), '--export', str(shipped))

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 import torch.distributed as dist
 
-from transformer_nb.data import Tokenizer
-from transformer_nb.runlog import read_log
-from transformer_nb.recipe import TrainConfig, load_split
-from transformer_nb.train import load_checkpoint
+from transformer_nb.data.corpus import Tokenizer
+from transformer_nb.training.runlog import read_log
+from transformer_nb.training.recipe import TrainConfig, load_split
+from transformer_nb.training.trainer import load_checkpoint
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.skipif(not dist.is_available() or not dist.is_gloo_available(), reason='needs torch.distributed with gloo')
@@ -20,7 +20,7 @@ STEPS = 5
 def test_two_processes_match_one_with_accumulation(tmp_path):
     pairs = load_split(TrainConfig.preset('tiny'), 'train')
     tok = str(Tokenizer.train(pairs.src + pairs.tgt, vocab_size=600).save(tmp_path / 'tok.model'))
-    common = ['-m', 'transformer_nb.train_cli', '--preset', 'tiny', '--tokenizer', tok, '--dropout', '0', '--threads', '1',
+    common = ['-m', 'transformer_nb.cli.train', '--preset', 'tiny', '--tokenizer', tok, '--dropout', '0', '--threads', '1',
               '--max-steps', str(STEPS), '--log-every', '1', '--eval-every', '1000', '--save-every', '1000', '--average-last', '1']
     env = {**os.environ, 'MASTER_ADDR': '127.0.0.1', 'GLOO_SOCKET_IFNAME': 'lo', 'OMP_NUM_THREADS': '1'}
     one = subprocess.run([sys.executable, *common, '--out-dir', str(tmp_path / 'one'), '--accum-steps', '2'],
@@ -56,7 +56,7 @@ def test_two_processes_match_one_with_accumulation(tmp_path):
 
 def test_no_process_group_without_torchrun(tmp_path, monkeypatch):
     "A platform's stray MASTER_ADDR and WORLD_SIZE=1, without torchrun's RANK and MASTER_PORT: no process group."
-    from transformer_nb.train import Trainer
+    from transformer_nb.training.trainer import Trainer
     monkeypatch.setenv('MASTER_ADDR', '127.0.0.1')
     monkeypatch.setenv('WORLD_SIZE', '1')
     for k in ('RANK', 'MASTER_PORT'):

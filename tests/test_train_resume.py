@@ -1,14 +1,14 @@
-"""Checkpoints of `transformer_nb.train`, through its command (`transformer_nb.train_cli`): Ctrl-C (SIGINT) saves one, and resuming reaches bit-identical weights."""
+"""Checkpoints of `transformer_nb.training.trainer`, through its command (`transformer_nb.cli.train`): Ctrl-C (SIGINT) saves one, and resuming reaches bit-identical weights."""
 import signal, subprocess, sys, time
 from pathlib import Path
 
 import pytest
 import torch
 
-from transformer_nb.data import Tokenizer
-from transformer_nb.runlog import read_log
-from transformer_nb.recipe import TrainConfig, load_split
-from transformer_nb.train import load_checkpoint
+from transformer_nb.data.corpus import Tokenizer
+from transformer_nb.training.runlog import read_log
+from transformer_nb.training.recipe import TrainConfig, load_split
+from transformer_nb.training.trainer import load_checkpoint
 
 ROOT = Path(__file__).resolve().parents[1]
 STEPS = 60  # the reference run's length; the interrupted run is stopped well before
@@ -22,7 +22,7 @@ def tokenizer(tmp_path_factory):
 
 
 def cli(out, tokenizer, *extra):
-    return [sys.executable, '-m', 'transformer_nb.train_cli', '--preset', 'tiny', '--out-dir', str(out), '--tokenizer', tokenizer,
+    return [sys.executable, '-m', 'transformer_nb.cli.train', '--preset', 'tiny', '--out-dir', str(out), '--tokenizer', tokenizer,
             '--threads', '1', '--dropout', '0.1', '--log-every', '1', '--eval-every', '25', '--save-every', '1000', *extra]
 
 
@@ -54,7 +54,7 @@ def test_sigint_saves_and_resume_is_bit_exact(tmp_path, tokenizer):
     assert 6 <= stopped_at < STEPS, f'stopped at step {stopped_at}'
     assert not list((tmp_path / 'int').glob('*.tmp')), 'a temporary checkpoint file was left behind'
     # resume with the reference's limit: the flags given now override the run's own
-    res = run([sys.executable, '-m', 'transformer_nb.train_cli', '--resume', '--out-dir', str(tmp_path / 'int'),
+    res = run([sys.executable, '-m', 'transformer_nb.cli.train', '--resume', '--out-dir', str(tmp_path / 'int'),
                '--max-steps', str(STEPS)])
     assert res.returncode == 0, res.stderr[-2000:]
     a = load_checkpoint(tmp_path / 'ref' / 'checkpoint.pt')
@@ -73,9 +73,9 @@ def test_sigint_saves_and_resume_is_bit_exact(tmp_path, tokenizer):
 def test_resume_refuses_a_different_setup(tmp_path, tokenizer):
     ok = run(cli(tmp_path / 'r', tokenizer, '--max-steps', '3', '--average-last', '1'))
     assert ok.returncode == 0, ok.stderr[-2000:]
-    bad = run([sys.executable, '-m', 'transformer_nb.train_cli', '--resume', '--out-dir', str(tmp_path / 'r'), '--max-tokens', '1024'])
+    bad = run([sys.executable, '-m', 'transformer_nb.cli.train', '--resume', '--out-dir', str(tmp_path / 'r'), '--max-tokens', '1024'])
     assert bad.returncode != 0 and 'max_tokens: 512 -> 1024' in bad.stderr
-    missing = run([sys.executable, '-m', 'transformer_nb.train_cli', '--resume', '--out-dir', str(tmp_path / 'nothing')])
+    missing = run([sys.executable, '-m', 'transformer_nb.cli.train', '--resume', '--out-dir', str(tmp_path / 'nothing')])
     assert missing.returncode != 0 and 'no checkpoint' in missing.stderr
     # a new run in the same folder must say so; then the old checkpoints are deleted first
     again = run(cli(tmp_path / 'r', tokenizer, '--max-steps', '2', '--average-last', '1'))
@@ -101,7 +101,7 @@ def fused(state: dict) -> dict:
 
 def test_a_checkpoint_of_the_fused_layout(tmp_path, tokenizer):
     "0.6 fused attention's input projections: its weights load; resuming says which version can, in one line."
-    from transformer_nb.multihead import upgrade_state_dict
+    from transformer_nb.model.multihead import upgrade_state_dict
     ok = run(cli(tmp_path / 'r', tokenizer, '--max-steps', '2', '--average-last', '1'))
     assert ok.returncode == 0, ok.stderr[-2000:]
     ckpt = load_checkpoint(tmp_path / 'r' / 'checkpoint.pt')
@@ -111,7 +111,7 @@ def test_a_checkpoint_of_the_fused_layout(tmp_path, tokenizer):
     assert sorted(new) == sorted(ckpt['model'])
     assert all(torch.equal(new[k], v) for k, v in ckpt['model'].items())
     torch.save({**ckpt, 'model': old}, tmp_path / 'r' / 'checkpoint.pt')
-    bad = run([sys.executable, '-m', 'transformer_nb.train_cli', '--resume', '--out-dir', str(tmp_path / 'r'),
+    bad = run([sys.executable, '-m', 'transformer_nb.cli.train', '--resume', '--out-dir', str(tmp_path / 'r'),
                '--max-steps', '4'])
     assert bad.returncode != 0 and 'transformer-nb 0.6' in bad.stderr, bad.stderr[-2000:]
     assert 'Traceback' not in bad.stderr
@@ -119,7 +119,8 @@ def test_a_checkpoint_of_the_fused_layout(tmp_path, tokenizer):
 
 def test_the_command_reads_a_resumed_checkpoint_once(tmp_path, tokenizer, monkeypatch):
     "`train --resume` reads checkpoint.pt once: for the run's settings and for the trainer's state alike."
-    from transformer_nb import checkpoint, train, train_cli
+    from transformer_nb.training import checkpoint, trainer as train
+    from transformer_nb.cli import train as train_cli
     ok = run(cli(tmp_path / 'r', tokenizer, '--max-steps', '2', '--average-last', '1'))
     assert ok.returncode == 0, ok.stderr[-2000:]
     reads = []
@@ -135,7 +136,7 @@ def test_the_command_reads_a_resumed_checkpoint_once(tmp_path, tokenizer, monkey
 
 SAVE_INTERRUPTED = '''
 import os, signal, sys, torch
-from transformer_nb.train_cli import main
+from transformer_nb.cli.train import main
 from transformer_nb.utils import run_main
 
 save = torch.save

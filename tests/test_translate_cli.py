@@ -15,16 +15,16 @@ def model_dir(tiny_model):
 
 
 def run(*args, stdin=None):
-    "python -m transformer_nb.translate_cli ARGS in a fresh process; returns the CompletedProcess."
+    "python -m transformer_nb.cli.translate ARGS in a fresh process; returns the CompletedProcess."
     env = {**os.environ, 'PYTHONPATH': str(ROOT) + os.pathsep + os.environ.get('PYTHONPATH', ''), 'OMP_NUM_THREADS': '1'}
     env.pop('TRANSFORMER_NB_CHECKPOINT', None)
-    return subprocess.run([sys.executable, '-m', 'transformer_nb.translate_cli', *args], input=stdin if stdin is not None else '',
+    return subprocess.run([sys.executable, '-m', 'transformer_nb.cli.translate', *args], input=stdin if stdin is not None else '',
                           capture_output=True, text=True, encoding='utf-8', env=env, cwd=ROOT, timeout=300)
 
 
 def expected(model_dir, sentences, **kw):
     "What Translator.translate returns in this process for the same model and settings."
-    from transformer_nb.translate import Translator
+    from transformer_nb.translation.translator import Translator
     return Translator.from_pretrained(model_dir, **kw).translate(sentences)
 
 
@@ -97,7 +97,7 @@ def test_binary_input_is_named_not_translated():
     verse = 'Jehová es mi pastor; nada me faltará.'.encode()
     data = b'\n'.join(junk[:15] + [verse] + junk[15:]) + b'\n'
     env = {**os.environ, 'PYTHONPATH': str(ROOT) + os.pathsep + os.environ.get('PYTHONPATH', '')}
-    r = subprocess.run([sys.executable, '-m', 'transformer_nb.translate_cli', '--checkpoint', 'book', '--num-beams', '1'],
+    r = subprocess.run([sys.executable, '-m', 'transformer_nb.cli.translate', '--checkpoint', 'book', '--num-beams', '1'],
                        input=data, capture_output=True, env=env, cwd=ROOT, timeout=300)
     out, err = r.stdout.decode().split('\n')[:-1], r.stderr.decode()
     assert r.returncode == 0 and len(out) == 31, err
@@ -129,7 +129,7 @@ def test_lines_split_into_sentences_and_clauses(model_dir):
     r = run('--checkpoint', str(model_dir), '--max-new-tokens', '6', LONG, CLAUSES)
     assert (r.returncode, r.stderr) == (0, '')
     assert r.stdout.splitlines() == expected(model_dir, [LONG, CLAUSES], max_new_tokens=6)
-    from transformer_nb.translate import Translator
+    from transformer_nb.translation.translator import Translator
     tr = Translator.from_pretrained(model_dir, max_new_tokens=6)
     assert len(tr._segments(LONG, True)) == 12 and len(tr._segments(CLAUSES, True)) > 1
 
@@ -179,7 +179,7 @@ WHOLE = {'Tenía 25 años.': 'He was 25 years old.', 'Murió en 1616.': 'He died
 
 def judged(sentences: dict, out: list) -> list:
     "Each translation judged by the whole sentence against its reference (faithfulness, chapter 9c)."
-    from transformer_nb.sentences import faithfulness
+    from transformer_nb.text.sentences import faithfulness
     assert len(out) == len(sentences), out
     return [faithfulness(s, o, ref) for (s, ref), o in zip(sentences.items(), out)]
 
@@ -215,7 +215,7 @@ def test_bf16_where_the_processor_cannot(model_dir, command):
     one line that names the flag and what is missing, exit status 2, in both commands that decode."""
     args = ['--checkpoint', str(model_dir), '--optimize', 'bf16']
     args += ['x'] if command == 'translate' else ['--bible-split', 'test', '--limit', '2']
-    code = ('import sys, transformer_nb.deploy as d\n'
+    code = ('import sys, transformer_nb.deploy.optimize as d\n'
             'd.bf16_arithmetic = lambda *a: False  # a CPU without AVX512-BF16 or AMX\n'
             f'from transformer_nb import {command}_cli as c, utils\n'
             f'sys.exit(utils.run_main(c.main, {args!r}, prog="transformer-nb {command}"))')
@@ -230,7 +230,7 @@ def test_bf16_where_the_processor_cannot(model_dir, command):
 def start(model_dir, *args, out=None):
     "The command in a fresh process group, its input a pipe left open: the Popen."
     env = {**os.environ, 'PYTHONPATH': str(ROOT) + os.pathsep + os.environ.get('PYTHONPATH', ''), 'OMP_NUM_THREADS': '1'}
-    return subprocess.Popen([sys.executable, '-m', 'transformer_nb.translate_cli', '--checkpoint', str(model_dir),
+    return subprocess.Popen([sys.executable, '-m', 'transformer_nb.cli.translate', '--checkpoint', str(model_dir),
                              '--beams', '1', '--max-new-tokens', '4', *args, *(['--output', str(out)] if out else [])],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=ROOT,
                             start_new_session=True)
@@ -248,7 +248,7 @@ def lines_on_disk(path, proc, at_least=1, limit=300):
 
 
 def verses(n):
-    from transformer_nb.data import load_bible
+    from transformer_nb.data.corpus import load_bible
     src = load_bible('valid', src_lang='es').src
     return [src[i % len(src)] for i in range(n)]
 
@@ -292,7 +292,7 @@ def peak_memory(model_dir, tmp_path, n):
     "The peak resident memory (kB) of the command translating n lines from a file to a file."
     src = tmp_path / f'in{n}.txt'
     src.write_text(''.join(s + '\n' for s in verses(n)), encoding='utf-8')
-    code = ('import resource, sys\nfrom transformer_nb.translate_cli import main\nfrom transformer_nb.utils import run_main\n'
+    code = ('import resource, sys\nfrom transformer_nb.cli.translate import main\nfrom transformer_nb.utils import run_main\n'
             'status = run_main(main)\nprint(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n'
             'sys.exit(status)')
     env = {**os.environ, 'PYTHONPATH': str(ROOT) + os.pathsep + os.environ.get('PYTHONPATH', ''), 'OMP_NUM_THREADS': '1'}

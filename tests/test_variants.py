@@ -7,11 +7,11 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from transformer_nb import encoder
-from transformer_nb.encoder import TransformerConfig
-from transformer_nb.generation import generate
-from transformer_nb.model import Transformer, load_pretrained, save_pretrained
-from transformer_nb.multihead import MultiHeadAttention
+from transformer_nb.model import encoder
+from transformer_nb.model.encoder import TransformerConfig
+from transformer_nb.generation.dispatch import generate
+from transformer_nb.model.transformer import Transformer, load_pretrained, save_pretrained
+from transformer_nb.model.multihead import MultiHeadAttention
 
 
 class SwiGLU(nn.Module):
@@ -81,6 +81,6 @@ def test_an_unregistered_variant_is_refused_by_name():
 
 def test_marian_cannot_hold_a_variant(registered):
     pytest.importorskip('transformers')
-    from transformer_nb.marian import marian_copy
+    from transformer_nb.deploy.marian import marian_copy
     with pytest.raises(ValueError, match="feed_forward='swiglu' are variants it cannot hold"):
         marian_copy(Transformer(registered))

@@ -5,10 +5,10 @@ scoring that `transformer-nb train --bleu` runs after an export (`score_model`, 
 """
 import json
 
-from transformer_nb.data import Tokenizer
-from transformer_nb.model import TOKENIZER_NAME, load_pretrained, pretrained_path
-from transformer_nb.recipe import TrainConfig
-from transformer_nb.train_cli import score_model
+from transformer_nb.data.corpus import Tokenizer
+from transformer_nb.model.transformer import TOKENIZER_NAME, load_pretrained, pretrained_path
+from transformer_nb.training.recipe import TrainConfig
+from transformer_nb.cli.train import score_model
 
 folder = pretrained_path('book')
 settings = json.loads((folder / 'training_config.json').read_text())

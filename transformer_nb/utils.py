@@ -272,7 +272,7 @@ def _slipped(e: BaseException) -> bool:
     while tb.tb_next is not None:
         tb = tb.tb_next  # the deepest frame: where the exception came from
     where = Path(tb.tb_frame.f_code.co_filename).resolve()
-    if where.parent != Path(transformer_nb.__file__).resolve().parent:
+    if Path(transformer_nb.__file__).resolve().parent not in where.parents:
         return False  # raised in the user's code or in another library
     line = linecache.getline(str(where), tb.tb_lineno)
     return not line.strip().startswith('raise')

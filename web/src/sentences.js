@@ -1,5 +1,5 @@
 // How the in-page translator cuts a text into what it translates one at a time: the
-// rules of the package's `transformer_nb.sentences` (chapter 9c), written again here.
+// rules of the package's `transformer_nb.text.sentences` (chapter 9c), written again here.
 //
 // * A sentence ends at . ! ? or … (with any closing quotes or brackets after them) that
 //   a space and a capital letter or a digit follow, opening marks (¿ ¡ « “ ( [) allowed

@@ -68,7 +68,7 @@
     for (const key of ['ms', 'done', 'count']) delete box.dataset[key];
   };
 
-  // The chart: the book's heat map (transformer_nb.charts), its panels filled here.
+  // The chart: the book's heat map (transformer_nb.book.charts), its panels filled here.
   const distinct = labels => {
     const seen = {};
     return labels.map(s => { seen[s] = (seen[s] ?? -1) + 1; return s + '\u200b'.repeat(seen[s]); });

@@ -1,0 +1,17 @@
+"""A model made ready to serve: the deployments `--optimize` names (`optimize`), the
+ONNX graphs (`onnx`) and the exports to other formats (`export`, `marian`).
+
+Layer 4 of 6 (utils < model, data < text < training, generation < deploy < translation <
+cli): it imports its own modules and lower layers only.
+"""
+
+
+# Until 0.18 `transformer_nb.deploy` was one module; its names still import
+# from here (`from transformer_nb.deploy import ...`), from the module `optimize`
+# that holds them now.
+def __getattr__(name: str):
+    if name.startswith('__'):
+        raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
+    import importlib
+
+    return getattr(importlib.import_module(f'{__name__}.optimize'), name)
