@@ -9,11 +9,10 @@ PIP := $(PYTHON) -m pip
 test: install check-export check-clean html system-deps pytest
 	@echo "all checks passed"
 
-# The inner loop (about two minutes on an otherwise idle machine): the package in sync and clean, and the tests that need neither the built book,
-# nor a fresh environment, nor a training run.
-FAST_TESTS := structure first_reading book_map notebooks layout quoted_numbers defaults bad_input random_text translate_cli evaluate_cli cli_flags release
+# The inner loop: the package in sync and clean, and every tier but those that need the built book (browser), a fresh
+# environment (install) or long runs (slow); `pytest -m TIER` runs one tier (tests/conftest.py, TIERS).
 test-fast: check-export check-clean
-	$(PYTHON) -m pytest $(FAST_TESTS:%=tests/test_%.py) --durations=10
+	$(PYTHON) -m pytest tests -m "not (browser or install or slow)" -n 2 --dist loadgroup --durations=10
 
 book: install export html
 
@@ -39,8 +38,9 @@ check-clean:
 nbtest:
 	nbdev-test --do-print --timing
 
+# Two workers, each running whole tiers (a tier's session fixtures, a wheel's environment or a browser, built once).
 pytest:
-	$(PYTHON) -m pytest tests --durations=25
+	$(PYTHON) -m pytest tests -n 2 --dist loadgroup --durations=25
 
 html: web
 	jupyter-book build . -W --keep-going

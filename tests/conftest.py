@@ -201,3 +201,41 @@ def visits(browser, server):
         return done[nb]
     yield visit
     for v in done.values(): v.close()
+
+
+# The tests in tiers, laid out like the package: a marker per subpackage whose behaviour a file pins, plus `book`
+# (the notebooks, the pages' sources and the numbers they quote), `browser` (the built book in Chromium), `install`
+# (a wheel in a fresh environment) and `slow` (training runs and long command-line sessions). `pytest -m generation`
+# runs one tier; `make test` runs them all, each tier on one worker of pytest-xdist (`--dist loadgroup`), so that a
+# tier's session fixtures (a wheel's environment, a browser) are built once.
+TIERS = {
+    'model': ['test_variants', 'test_one_screen'],
+    'data': ['test_data_hf', 'test_corpus_builder'],
+    'text': ['test_number_faithfulness'],
+    'training': ['test_train_resume'],
+    'generation': ['test_generate_settings', 'test_defaults'],
+    'deploy': ['test_export', 'test_onnx', 'test_int8', 'test_compiled'],
+    'translation': ['test_random_text', 'test_bad_input'],
+    'cli': ['test_cli_flags', 'test_translate_cli', 'test_evaluate_cli', 'test_train_cli'],
+    'book': ['test_notebooks', 'test_layout', 'test_first_reading', 'test_book_map', 'test_quoted_numbers',
+             'test_readme', 'test_baselines', 'test_structure', 'test_release'],
+    'browser': ['test_book_a11y', 'test_book_browser', 'test_book_interactive', 'test_book_links',
+                'test_book_translate'],
+    'install': ['test_packaging', 'test_chapters_wheel', 'test_data_wheel'],
+    'slow': ['test_train_ddp'],
+}
+TIER_OF = {f: tier for tier, files in TIERS.items() for f in files}
+
+
+def pytest_configure(config):
+    for tier in TIERS:
+        config.addinivalue_line('markers', f'{tier}: the {tier} tier (tests/conftest.py, TIERS)')
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        tier = TIER_OF.get(Path(str(item.fspath)).stem)
+        if tier is None:
+            raise pytest.UsageError(f'{Path(str(item.fspath)).name} has no tier: add it to TIERS in tests/conftest.py')
+        item.add_marker(getattr(pytest.mark, tier))
+        item.add_marker(pytest.mark.xdist_group(tier))

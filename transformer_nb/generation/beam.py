@@ -7,19 +7,12 @@ __all__ = ['LP_FORMS', 'length_normalizer', 'stable_slots', 'BeamSearch', 'Diver
 
 # %% ../../nbs/14_beam_search.ipynb #6ebc5aa3
 import math
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 import torch
 from torch import Tensor
 from fastcore.basics import patch
-from transformer_nb.generation.cache import (
-    ban_repeated_ngrams,
-    logits_processors,
-    process,
-)
-from .cache import repetition_penalize
-from .cache import DecodingStrategy, decode_with, decoder_for
-from .cache import length_limits, require, require_no_sampling
-from .cache import resolve_config, special_ids
+from .cache import DecodingStrategy, decode_with, process
+from .cache import require, require_no_sampling, resolve_config
 from ..model.transformer import Transformer
 
 # %% ../../nbs/14_beam_search.ipynb #df899f51
@@ -62,51 +55,42 @@ def stable_slots(
 class BeamSearch(DecodingStrategy):
     "A batched beam search: settings, decoder, and the state of the active sentences."
 
-    name, who, grouped = 'beam', 'beam search', False
+    name, who, grouped, normalize = 'beam', 'beam search', False, True
 
-# %% ../../nbs/14_beam_search.ipynb #3571f9da
-class DiverseBeamSearch(BeamSearch):
-    "Beam search in groups, each penalised for the tokens earlier groups just chose."
-
-    name, who, grouped = 'diverse_beam', 'diverse beam search', True
+    @classmethod
+    def decoder_rows(cls, config) -> int:  # one decoder row per beam
+        return config.num_beams
 
 # %% ../../nbs/14_beam_search.ipynb #0073d628
 @patch
-def _rules(self: BeamSearch, c, config, extra) -> float:  # c: the model's config
-    "Set the length normaliser, the special ids and the step's rules; return α."
+def _length_rule(self: BeamSearch, config) -> float:
+    "Set the length normaliser lp(|y|) the config asks for; return its α."
     hf = config.gnmt_alpha is None  # Hugging Face's |y|^α, or GNMT's
     form, alpha = (
         ('hf', config.length_penalty or 0.0) if hf else ('gnmt', config.gnmt_alpha)
     )
     self.lp = lambda n: length_normalizer(n, alpha, form)
-    t = config.eos_token_id, config.pad_token_id, config.decoder_start_token_id
-    self.eos, self.pad, self.bos = ids = special_ids(c, *t)
-    self.procs = logits_processors(
-        config, self.eos, ids[1:], normalize=True, extra=extra
-    )
     return alpha
 
 # %% ../../nbs/14_beam_search.ipynb #7db61448
 @patch
-def __init__(
-    self: BeamSearch, model, src: Tensor, config, extra=(), *_, trace=None, **__
-):
-    """Encode `src` with `model` (in eval mode), for a checked `config`; `output` reads
-    output_scores, and a random generator has nothing to draw here."""
-    self.__dict__.update({f.name: getattr(config, f.name) for f in fields(config)})
-    c, B, dev = model.config, src.size(0), src.device
-    K, G, R = self.num_beams, self.num_beam_groups, self.num_return_sequences
-    self.k, self.V, self.dev, self.trace = K // G, c.tgt_vocab, dev, trace
-    alpha = self._rules(c, config, extra)  # the length normaliser and the rules
-    bos, NEG = self.bos, float('-inf')
-    self.limit = length_limits(src, self.max_new_tokens, self.pad, c.max_len)
-    # token buffer: ⟨BOS⟩ + longest output
-    L = self.L = int(self.limit.max()) + 1 if B else 1
+def __init__(self: BeamSearch, setup, output_scores=False, trace=None, **_):
+    """The search over chapter 13c's `setup` (the sources encoded, the decoder with K
+    rows a sentence, limits, rules); `output` reads output_scores."""
+    c, u, B, dev, NEG = setup.config, setup, setup.batch, setup.limits.device, -math.inf
+    K, G, R = self.num_beams, self.num_beam_groups, self.num_return_sequences = (
+        c.num_beams,
+        c.num_beam_groups,
+        c.num_return_sequences,
+    )
+    self.early_stopping, self.diversity_penalty = c.early_stopping, c.diversity_penalty
+    self.dec, self.procs, self.limit, self.trace = u.decoder, u.procs, u.limits, trace
+    self.eos, self.pad, self.V, self.k, self.dev = u.eos, u.pad, u.vocab, K // G, dev
+    alpha = self._length_rule(c)
+    L = self.L = int(self.limit.max()) + 1 if B else 1  # ⟨BOS⟩ + longest output
     self.max_steps = L - 1
-    memory, src_mask = model.encode(src)  # (B, S, d_model), (B, 1, 1, S): once
-    self.dec = decoder_for(model, self.use_cache)(memory, src_mask, L - 1, K)
     self.seq = torch.full((B, G, self.k, L), self.pad, dtype=torch.long, device=dev)
-    self.seq[..., 0] = bos  # running hypotheses
+    self.seq[..., 0] = u.bos  # running hypotheses
     self.run = torch.full((B, G, self.k), NEG, device=dev)  # their summed scores
     self.run[:, :, 0] = 0.0  # one live beam per group at the start
     self.fin_seq = self.seq.clone()  # finished pool per group,
@@ -115,8 +99,14 @@ def __init__(
     self.ids = torch.arange(B, device=dev)  # original index of each active sentence
     self.out_seq = torch.full((B, R, L), self.pad, dtype=torch.long, device=dev)
     self.out_score = torch.full((B, R), NEG, device=dev)
-    self.top_k = torch.arange(2 * self.k, device=dev) < self.k  # may finish
+    self.first_k = torch.arange(2 * self.k, device=dev) < self.k  # may finish
     self.bound_at_limit = self.early_stopping == 'never' and alpha > 0
+
+# %% ../../nbs/14_beam_search.ipynb #3571f9da
+class DiverseBeamSearch(BeamSearch):
+    "Beam search in groups, each penalised for the tokens earlier groups just chose."
+
+    name, who, grouped = 'diverse_beam', 'diverse beam search', True
 
 # %% ../../nbs/14_beam_search.ipynb #0384d165
 @patch
@@ -140,7 +130,7 @@ def candidates(self: BeamSearch, g: int, scores: Tensor) -> tuple:  # (n, k, V) 
 def finish(self: BeamSearch, g: int, top, beam, tok, ends, t: int) -> Tensor:  # (n, 2k)
     "Step 3: ending candidates among the best k join group g's pool, which keeps k."
     k, L, NEG = self.k, self.L, float('-inf')
-    joins = ends & self.top_k & ~self.done[:, g, None]  # (n, 2k)
+    joins = ends & self.first_k & ~self.done[:, g, None]  # (n, 2k)
     if self.early_stopping is True:
         joins &= ~(self.fin[:, g] > NEG).all(-1, keepdim=True)  # a full pool is closed
     if joins.any():
