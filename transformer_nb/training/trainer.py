@@ -14,7 +14,6 @@ from pathlib import Path
 import numpy as np
 import torch
 import torch.distributed as dist
-from fastcore.basics import patch
 from torch import nn, Tensor
 
 from transformer_nb.model.transformer import (
@@ -92,6 +91,9 @@ RESUME_FIXED = (
 class Trainer:
     "A run as a `TrainConfig` describes it: `fit()` trains, validates, saves, averages."
 
+    # what a checkpoint keeps beside the state of each part
+    _COUNTERS = ('step', 'elapsed', 'tokens_seen', 'best', 'best_step', 'bad_evals')
+
     # resume: True reads the run's checkpoint; a dict is that checkpoint, read already
     def __init__(
         self, cfg: TrainConfig, resume: bool | dict = False, overwrite: bool = False
@@ -117,27 +119,449 @@ class Trainer:
         )
         self._it = self._t0 = self._saved_step = self._stop_signal = self.stopped = None
 
-# %% ../../nbs/12a_trainer.ipynb #9f916d60
-@patch
-def _setup_process(self: Trainer):
-    "Rank and world size (from torchrun), the device, the process group, the threads."
-    env = os.environ
-    self.world, self.rank = int(env.get('WORLD_SIZE', 1)), int(env.get('RANK', 0))
-    self.is_main = self.rank == 0
-    self.device = resolve_device(self.cfg.device)
-    if self.device.type == 'cuda':
-        torch.cuda.set_device(self.device)
-    # torchrun's processes join a group even when alone, so that one GPU runs the
-    # same DDP code as eight: torchrun sets the four variables of its rendezvous
-    launched = all(
-        k in env for k in ('MASTER_ADDR', 'MASTER_PORT', 'RANK', 'WORLD_SIZE')
-    )
-    if (launched or self.world > 1) and not dist.is_initialized():
-        dist.init_process_group('nccl' if self.device.type == 'cuda' else 'gloo')
-    self.ddp = dist.is_available() and dist.is_initialized()  # the model is in DDP
-    if self.device.type == 'cpu':  # the cores, shared among this machine's processes
-        share = (os.cpu_count() or 1) // int(env.get('LOCAL_WORLD_SIZE', 1))
-        torch.set_num_threads(self.cfg.threads or max(1, share))
+    def _setup_process(self):
+        "Rank and world size (torchrun's), the device, the process group, the threads."
+        env = os.environ
+        self.world, self.rank = int(env.get('WORLD_SIZE', 1)), int(env.get('RANK', 0))
+        self.is_main = self.rank == 0
+        self.device = resolve_device(self.cfg.device)
+        if self.device.type == 'cuda':
+            torch.cuda.set_device(self.device)
+        # torchrun's processes join a group even when alone, so that one GPU runs the
+        # same DDP code as eight: torchrun sets the four variables of its rendezvous
+        launched = all(
+            k in env for k in ('MASTER_ADDR', 'MASTER_PORT', 'RANK', 'WORLD_SIZE')
+        )
+        if (launched or self.world > 1) and not dist.is_initialized():
+            dist.init_process_group('nccl' if self.device.type == 'cuda' else 'gloo')
+        self.ddp = dist.is_available() and dist.is_initialized()  # the model is in DDP
+        # on a CPU: the cores, shared among this machine's processes
+        if self.device.type == 'cpu':
+            share = (os.cpu_count() or 1) // int(env.get('LOCAL_WORLD_SIZE', 1))
+            torch.set_num_threads(self.cfg.threads or max(1, share))
+
+    def _open_run(self, resume: bool, overwrite: bool) -> dict | None:
+        "Check the run folder and input files; the checkpoint to resume from, or None."
+        ckpt = self._resume_checkpoint(resume) if resume else None
+        if not resume and (self.out / CHECKPOINT_NAME).exists():
+            self._clear_run(overwrite)
+        for what, f in (('corpus', self.cfg.corpus), ('tokenizer', self.cfg.tokenizer)):
+            if f is not None and not Path(f).is_file():
+                raise FileNotFoundError(f"{what} {f}: no such file (--{what})")
+        if self.is_main:
+            remove_debris(self.out)
+        return ckpt
+
+    def _resume_checkpoint(self, ckpt: bool | dict = True) -> dict:
+        """The run's checkpoint (read here unless given), if it was written with the
+        settings that must not change."""
+        path = self.out / CHECKPOINT_NAME
+        if not isinstance(ckpt, dict):
+            if not path.exists():
+                raise FileNotFoundError(f"cannot resume: no checkpoint at {path}")
+            ckpt = check_train_checkpoint(load_checkpoint(path), path)
+        changed = changed_settings(
+            ckpt['train_config'], self.cfg.to_dict(), RESUME_FIXED
+        )
+        if changed:
+            raise ValueError(f"cannot resume {path} with a different set-up: {changed}")
+        return ckpt
+
+    def _clear_run(self, overwrite: bool):
+        "Delete the folder's run if `overwrite`: no old snapshot may be averaged."
+        if not overwrite:
+            raise FileExistsError(
+                f"{self.out} already holds a run: resume it (resume=True, --resume), "
+                "start afresh (overwrite=True, --overwrite) or choose another out_dir "
+                "(--out-dir)"
+            )
+        if self.is_main:
+            clear_run(self.out)
+        if self.world > 1:
+            dist.barrier()
+
+    def _setup_data(self, fresh: bool):
+        "The splits, the tokenizer (rank 0 trains a new run's), the datasets, sampler."
+        cfg, tok_path = self.cfg, self.out / TOKENIZER_NAME
+        self.train_pairs = load_split(cfg, 'train')
+        self.valid_pairs = load_split(cfg, 'valid')
+        if fresh and self.is_main:
+            make_tokenizer(cfg, self.train_pairs, tok_path)
+        if self.world > 1:
+            dist.barrier()  # the others read it once it is written
+        self.tok = Tokenizer.load(tok_path)
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')  # pairs over max_len: in train_ds.dropped
+            self.train_ds = PairDataset.from_pairs(
+                self.train_pairs, self.tok, cfg.max_len
+            )
+        self.valid_ds = PairDataset.from_pairs(self.valid_pairs, self.tok)
+        self.sampler = TokenBucketSampler(
+            self.train_ds.src_lens,
+            self.train_ds.tgt_lens,
+            cfg.max_tokens,
+            seed=cfg.seed,
+            num_replicas=self.world,
+            rank=self.rank,
+        )
+        if len(self.sampler) == 0:
+            raise ValueError(
+                f"no training batch for rank {self.rank} of {self.world}: too "
+                "little data"
+            )
+
+    def _setup_model(self):
+        "The model, the paper's optimizer and schedule (chapter 10), scaling, counters."
+        cfg, dev = self.cfg, self.device
+        self.model = Transformer(cfg.model_config(self.tok.vocab_size)).to(dev)
+        self.n_params = self.model.num_parameters()
+        self.optimizer, self.scheduler = make_optimizer(  # fused Adam if there is one
+            self.model, self.model.config.d_model, cfg.warmup, cfg.factor
+        )
+        self.dtype = resolve_precision(cfg.precision, dev)
+        self.precision = precision_reason(cfg.precision, dev)  # which type, and why
+        self.scaler = torch.amp.GradScaler(
+            dev.type, enabled=self.dtype == torch.float16
+        )
+        self.peak = peak_flops(dev)
+        self.step, self.elapsed, self.tokens_seen = 0, 0.0, 0
+        self.best, self.best_step, self.bad_evals, self.last_val = math.inf, 0, 0, None
+        self._acc = _empty_acc()  # sums since the last row of the training log
+
+    def _wrap_model(self):
+        "`self.net`, what the update calls: the model, in DDP, compiled if asked."
+        self.net = self.model
+        if self.ddp:
+            ids = [self.device.index] if self.device.type == 'cuda' else None
+            # no buffers to broadcast at every step: the only ones are the fixed
+            # position tables, and asynchronous broadcasts can hang gloo's teardown
+            self.net = nn.parallel.DistributedDataParallel(
+                self.model, device_ids=ids, broadcast_buffers=False
+            )
+        if self.cfg.compile:  # dynamic: one graph for batches of all shapes
+            self.net = torch.compile(self.net, dynamic=True)
+
+    def state_dict(self) -> dict:
+        "All it takes to continue exactly: weights, optimizer, schedule, sampler, RNGs."
+        counters = {k: getattr(self, k) for k in self._COUNTERS}
+        parts = {
+            k: getattr(self, k).state_dict()
+            for k in ('model', 'optimizer', 'scheduler', 'scaler', 'sampler')
+        }
+        return {
+            'format': 'transformer_nb.training.trainer',
+            'version': 1,
+            **counters,
+            'elapsed': self._clock(),
+            'train_config': self.cfg.to_dict(),
+            'model_config': self.model.config.to_dict(),
+            **parts,
+            'rng': gather_rng_states(self.world),  # one per process
+            'log_acc': {k: float(v) for k, v in self._acc.items()},
+        }  # the open log row
+
+    def load_state_dict(self, ckpt: dict):
+        "Continue from a `state_dict()` read back by `load_checkpoint`."
+        if ckpt.get('format') != 'transformer_nb.training.trainer':
+            raise ValueError("not a transformer_nb training checkpoint")
+        if set(upgrade_state_dict(ckpt['model'])) != set(ckpt['model']):
+            raise ValueError(
+                "this checkpoint was written by transformer-nb 0.6 or older "
+                "(attention's input projections fused): its weights still load "
+                "everywhere, but its optimizer state does not fit; resume it with "
+                "transformer-nb 0.6"
+            )
+        for k in ('model', 'optimizer', 'scheduler', 'scaler'):
+            getattr(self, k).load_state_dict(ckpt[k])
+        self.sampler.load_state_dict({**ckpt['sampler'], 'rank': self.rank})
+        for k in self._COUNTERS:
+            setattr(self, k, ckpt[k])
+        self._acc = dict(ckpt['log_acc'])
+        if len(ckpt['rng']) == self.world:
+            set_rng_state(ckpt['rng'][self.rank])
+
+    def save(self):
+        "Write `checkpoint.pt` (to resume) and a snapshot (to average), atomically."
+        self._drain()
+        state = self.state_dict()  # all processes take part: RNG states are gathered
+        self._saved_step = self.step
+        if not self.is_main:
+            return
+        atomic_save(state, self.out / CHECKPOINT_NAME)
+        atomic_save(state['model'], snapshot_path(self.out, self.step))
+        for old in self.snapshots()[: -self.cfg.keep_checkpoints]:
+            old.unlink()
+
+    def snapshots(self) -> list:
+        "Weight snapshots on disk, oldest first."
+        return list_snapshots(self.out)
+
+    def _clock(self) -> float:
+        "Seconds of training so far, over every part of a resumed run."
+        now = time.perf_counter() - self._t0 if self._t0 is not None else 0.0
+        return self.elapsed + now
+
+    def autocast(self):
+        "Mixed-precision context for the forward pass (a no-op in float32)."
+        return torch.autocast(
+            self.device.type, dtype=self.dtype, enabled=self.dtype != torch.float32
+        )
+
+    def _next_group(self) -> list:
+        "The next update's padded (src, tgt) batches: up to `accum_steps`, one epoch."
+        group, pad, s = [], self.tok.pad_token_id, self.sampler
+        while len(group) < self.cfg.accum_steps and s.position < len(s):
+            if self._it is None:
+                self._it = iter(self.sampler)
+            group.append(collate([self.train_ds[i] for i in next(self._it)], pad))
+        return group
+
+    def _accumulate(self, group: list, n_tok: int) -> tuple:
+        "Forward and backward on each batch of `group`, loss scaled by R/N; the sums."
+        pad, bos, dev = self.tok.pad_token_id, self.tok.bos_token_id, self.device
+        smoothing, scale = self.cfg.label_smoothing, self.world / n_tok  # DDP: ÷ world
+        loss_sum = nll_sum = 0.0
+        for i, (src, tgt) in enumerate(group):
+            # from pinned memory, the copy need not wait for the GPU
+            if dev.type == 'cuda':
+                src, tgt = src.pin_memory(), tgt.pin_memory()
+            src, tgt = src.to(dev, non_blocking=True), tgt.to(dev, non_blocking=True)
+            # one all-reduce per update: DDP syncs the gradients of the last batch
+            last = i == len(group) - 1 or not self.ddp
+            with contextlib.nullcontext() if last else self.net.no_sync():
+                loss, nll, _ = batch_loss(
+                    self.net, src, tgt, smoothing, pad, bos, self.autocast
+                )
+                self.scaler.scale(loss * scale).backward()
+            loss_sum, nll_sum = loss_sum + loss.detach(), nll_sum + nll.detach()
+        return loss_sum, nll_sum
+
+    def train_step(self, group: list) -> dict:
+        "One update on the batches `group`, the loss averaged over its target tokens."
+        pad = self.tok.pad_token_id
+        n_tok = n_local = sum(int((t != pad).sum()) for _, t in group)  # this process's
+        if self.world > 1:  # ... and the whole update's
+            t = torch.tensor([n_local], dtype=torch.float64, device=self.device)
+            dist.all_reduce(t)
+            n_tok = int(t.item())
+        loss_sum, nll_sum = self._accumulate(group, n_tok)
+        self.scaler.unscale_(self.optimizer)
+        clip, params = self.cfg.clip_norm, self.model.parameters()
+        grad_norm = nn.utils.clip_grad_norm_(params, clip) if clip else None
+        lr = self.optimizer.param_groups[0]['lr']  # the rate this update uses
+        self.scaler.step(self.optimizer)
+        self.scaler.update()
+        self.scheduler.step()
+        self.optimizer.zero_grad(set_to_none=True)
+        return {
+            'loss': loss_sum,
+            'nll': nll_sum,
+            'tokens': n_local,
+            'update_tokens': n_tok,
+            'lr': lr,
+            'grad_norm': grad_norm,
+        }
+
+    def _validation_loss(self, model: nn.Module) -> dict:
+        "`evaluate_loss` of `model` on rank 0; its loss sent to every process."
+        c, res = self.cfg, {'loss': 0.0}
+        if self.is_main:
+            res = evaluate_loss(
+                model,
+                self.valid_ds,
+                c.label_smoothing,
+                c.max_tokens,
+                self.device,
+                self.autocast,
+            )
+        if self.world > 1:
+            t = torch.tensor([res['loss']], device=self.device)
+            dist.broadcast(t, 0)
+            res['loss'] = float(t)
+        return res
+
+    def validate(self, model: nn.Module | None = None, split='valid') -> dict:
+        "Validate (rank 0, loss shared), log, keep the best weights, count patience."
+        self._drain()
+        res = self._validation_loss(model or self.model)
+        res['step'] = self.step
+        if self.is_main:
+            self.logger.log(
+                step=self.step,
+                epoch=self.sampler.epoch,
+                split=split,
+                time_s=round(self._clock(), 2),
+                **{k: res[k] for k in ('loss', 'nll', 'ppl', 'acc', 'tokens')},
+            )
+        if split != 'valid':
+            return res
+        self.last_val = res
+        if res['loss'] < self.best:
+            self.best, self.best_step, self.bad_evals = res['loss'], self.step, 0
+            if self.is_main:
+                atomic_save(self.model.state_dict(), self.out / BEST_NAME)
+        else:
+            self.bad_evals += 1
+        return res
+
+    def _signals(self, defer: bool = False):
+        "While training, a first SIGINT/SIGTERM stops at the next step, a second now."
+        return catch_stop_signals(self, defer)  # sets self._stop_signal
+
+    def _stop_reason(self) -> str | None:
+        "Why training should stop now (the same answer on every process), or None."
+        c = self.cfg
+        flags = [self._stop_signal is not None]
+        flags.append(bool(c.time_budget and self._clock() >= 60 * c.time_budget))
+        if self.world > 1:  # any process's reason is every process's
+            t = torch.tensor(flags, dtype=torch.float32, device=self.device)
+            dist.all_reduce(t, op=dist.ReduceOp.MAX)
+            flags = [bool(f) for f in t.tolist()]
+        reasons = (  # in order of precedence
+            ('interrupted', flags[0]),
+            ('max_steps', c.max_steps and self.step >= c.max_steps),
+            ('epochs', c.epochs and self.sampler.epoch >= c.epochs),
+            ('time_budget', flags[1]),
+            ('early_stopping', c.patience and self.bad_evals >= c.patience),
+        )
+        return next((reason for reason, due in reasons if due), None)
+
+    def fit(self) -> dict:
+        "Train until a limit is reached, then save, validate and average; a summary."
+        self._t0, self._saved_step, self._stop_signal = time.perf_counter(), None, None
+        c = self.cfg
+        per_epoch = math.ceil(len(self.sampler) / c.accum_steps)
+        total = c.max_steps or (per_epoch * c.epochs if c.epochs else None)  # updates
+        bar = progress_bar(total, self.step) if c.progress and self.is_main else None
+        try:
+            with self._signals():
+                while (reason := self._stop_reason()) is None:
+                    self._one_update(bar)
+        except KeyboardInterrupt:  # a second Ctrl-C: maybe half an update: no save
+            reason = 'killed'
+        self.stopped = reason
+        if bar is not None:
+            bar.close()
+        if reason != 'killed' and self._saved_step != self.step:
+            with self._signals(defer=True):
+                self.save()  # Ctrl-C now waits for the save
+        self.elapsed, self._t0 = self._clock(), None
+        summary = {
+            'stopped': reason,
+            'step': self.step,
+            'epoch': self.sampler.epoch,
+            'time_s': round(self.elapsed, 1),
+            'tokens_seen': self.tokens_seen,
+        }
+        return summary if reason in ('interrupted', 'killed') else self._finish(summary)
+
+    def _one_update(self, bar):
+        "One update and what falls due after it: a log row, an epoch's end, validation."
+        c, t = self.cfg, time.perf_counter()
+        out = self.train_step(self._next_group())  # on a GPU: queued, not waited for
+        self._acc['time'] += time.perf_counter() - t
+        self.step += 1
+        self.tokens_seen += out['update_tokens']
+        for k in ('loss', 'nll', 'tokens'):
+            self._acc[k] += out[k]
+        # the bar: one step more, and the time left if only the clock limits it
+        if bar is not None:
+            advance_bar(
+                bar, 60 * c.time_budget - self._clock() if c.time_budget else None
+            )
+        if self.step % c.log_every == 0:
+            self._drain()
+            self._log_train(self._acc, out, bar)
+            self._acc = _empty_acc()
+        if self.sampler.position >= len(self.sampler):  # the epoch is over
+            if c.eval_every is None:
+                self.validate()
+            self.sampler.set_epoch(self.sampler.epoch + 1)
+            self._it = None
+        if c.eval_every and self.step % c.eval_every == 0:
+            self.validate()
+        if c.save_every and self.step % c.save_every == 0:
+            self.save()
+
+    def _drain(self):
+        "Wait for the updates queued on a GPU: training time of the interval."
+        if self.device.type == 'cuda':
+            t = time.perf_counter()
+            torch.cuda.synchronize(self.device)
+            self._acc['time'] += time.perf_counter() - t
+
+    def _log_train(self, acc: dict, out: dict, bar):
+        "A row of the log: the interval's means over all processes, lr, tokens/s, MFU."
+        stats = interval_stats(acc, self.world, self.device, self.n_params, self.peak)
+        if not self.is_main:
+            return
+        gn = out['grad_norm']
+        self.logger.log(
+            step=self.step,
+            epoch=self.sampler.epoch,
+            split='train',
+            time_s=round(self._clock(), 2),
+            lr=out['lr'],
+            **stats,
+            grad_norm=None if gn is None else round(float(gn), 4),
+        )
+        if bar is not None:
+            show_stats(bar, stats, out['lr'])
+
+    def _finish(self, summary: dict) -> dict:
+        "After the last update: validate the last weights, average the snapshots."
+        c = self.cfg
+        if self.last_val is None or self.last_val['step'] != self.step:
+            self.validate()
+        summary.update(
+            val=self.last_val, best_val_loss=self.best, best_step=self.best_step
+        )
+        if c.average_last > 1 and len(self.snapshots()) > 1:
+            if self.is_main:
+                avg = average_checkpoints(self.snapshots()[-c.average_last :])
+                atomic_save(avg, self.out / AVERAGED_NAME)
+                summary['val_averaged'] = self.validate(self.final_model(), 'valid_avg')
+            if self.world > 1:
+                dist.barrier()
+        if self.logger is not None:
+            self.logger.close()
+        return summary
+
+    def final_model(self, which: str = 'averaged') -> Transformer:
+        "A copy of the model with 'averaged', 'best' or 'last' weights (no file: last)."
+        if which not in ('averaged', 'best', 'last'):
+            raise ValueError(
+                f"which must be 'averaged', 'best' or 'last', got {which!r}"
+            )
+        model = Transformer(self.model.config).to(self.device)
+        name = {'averaged': AVERAGED_NAME, 'best': BEST_NAME}.get(which)
+        found = name is not None and (self.out / name).exists()
+        model.load_state_dict(
+            load_checkpoint(self.out / name, self.device)
+            if found
+            else self.model.state_dict()
+        )
+        return model.eval()
+
+    def export(
+        self,
+        path,
+        which: str = 'averaged',
+        dtype: torch.dtype | None = torch.float16,
+    ) -> Path:
+        "`save_pretrained` of the final model (float16) with tokenizer, log, settings."
+        model = self.final_model(which).cpu()
+        if dtype is not None:
+            model = model.to(dtype)  # first: the tied matrix stays one
+        path = save_pretrained(
+            model, path, tokenizer_file=self.out / TOKENIZER_NAME, dtype=dtype
+        )
+        if (self.out / LOG_NAME).exists():
+            shutil.copyfile(self.out / LOG_NAME, path / 'training_log.csv')
+        settings = {**self.cfg.to_dict(), 'weights': which, 'steps': self.step}
+        settings['precision_used'] = self.precision
+        (path / 'training_config.json').write_text(json.dumps(settings, indent=2))
+        return path
 
 # %% ../../nbs/12a_trainer.ipynb #2553a543
 TRAIN_CHECKPOINT_KEYS = (
@@ -176,187 +600,9 @@ def check_train_checkpoint(ckpt: dict, path) -> dict:
         )
     return ckpt
 
-# %% ../../nbs/12a_trainer.ipynb #e819ab0c
-@patch
-def _open_run(self: Trainer, resume: bool, overwrite: bool) -> dict | None:
-    "Check the run folder and the input files; the checkpoint to resume from, or None."
-    ckpt = self._resume_checkpoint(resume) if resume else None
-    if not resume and (self.out / CHECKPOINT_NAME).exists():
-        self._clear_run(overwrite)
-    for what, f in (('corpus', self.cfg.corpus), ('tokenizer', self.cfg.tokenizer)):
-        if f is not None and not Path(f).is_file():
-            raise FileNotFoundError(f"{what} {f}: no such file (--{what})")
-    if self.is_main:
-        remove_debris(self.out)
-    return ckpt
-
-
-@patch
-def _resume_checkpoint(self: Trainer, ckpt: bool | dict = True) -> dict:
-    """The run's checkpoint (read here unless given), if it was written with the
-    settings that must not change."""
-    path = self.out / CHECKPOINT_NAME
-    if not isinstance(ckpt, dict):
-        if not path.exists():
-            raise FileNotFoundError(f"cannot resume: no checkpoint at {path}")
-        ckpt = check_train_checkpoint(load_checkpoint(path), path)
-    changed = changed_settings(ckpt['train_config'], self.cfg.to_dict(), RESUME_FIXED)
-    if changed:
-        raise ValueError(f"cannot resume {path} with a different set-up: {changed}")
-    return ckpt
-
-# %% ../../nbs/12a_trainer.ipynb #e9dca4e6
-@patch
-def _clear_run(self: Trainer, overwrite: bool):
-    "Delete the folder's previous run, if `overwrite`: no old snapshot may be averaged."
-    if not overwrite:
-        raise FileExistsError(
-            f"{self.out} already holds a run: resume it (resume=True, --resume), "
-            "start afresh (overwrite=True, --overwrite) or choose another out_dir "
-            "(--out-dir)"
-        )
-    if self.is_main:
-        clear_run(self.out)
-    if self.world > 1:
-        dist.barrier()
-
-# %% ../../nbs/12a_trainer.ipynb #cffd5633
-@patch
-def _setup_data(self: Trainer, fresh: bool):
-    "The splits, the tokenizer (trained by rank 0 of a new run), the datasets, sampler."
-    cfg, tok_path = self.cfg, self.out / TOKENIZER_NAME
-    self.train_pairs = load_split(cfg, 'train')
-    self.valid_pairs = load_split(cfg, 'valid')
-    if fresh and self.is_main:
-        make_tokenizer(cfg, self.train_pairs, tok_path)
-    if self.world > 1:
-        dist.barrier()  # the others read it once it is written
-    self.tok = Tokenizer.load(tok_path)
-    with warnings.catch_warnings():
-        warnings.simplefilter('ignore')  # pairs over max_len: in train_ds.dropped
-        self.train_ds = PairDataset.from_pairs(self.train_pairs, self.tok, cfg.max_len)
-    self.valid_ds = PairDataset.from_pairs(self.valid_pairs, self.tok)
-    self.sampler = TokenBucketSampler(
-        self.train_ds.src_lens,
-        self.train_ds.tgt_lens,
-        cfg.max_tokens,
-        seed=cfg.seed,
-        num_replicas=self.world,
-        rank=self.rank,
-    )
-    if len(self.sampler) == 0:
-        raise ValueError(
-            f"no training batch for rank {self.rank} of {self.world}: too little data"
-        )
-
 # %% ../../nbs/12a_trainer.ipynb #7d8f1244
 def _empty_acc() -> dict:
     return {'loss': 0.0, 'nll': 0.0, 'tokens': 0, 'time': 0.0}
-
-
-@patch
-def _setup_model(self: Trainer):
-    "The model, the paper's optimizer and schedule (chapter 10), scaling, counters."
-    cfg, dev = self.cfg, self.device
-    self.model = Transformer(cfg.model_config(self.tok.vocab_size)).to(dev)
-    self.n_params = self.model.num_parameters()
-    self.optimizer, self.scheduler = make_optimizer(  # fused Adam where there is one
-        self.model, self.model.config.d_model, cfg.warmup, cfg.factor
-    )
-    self.dtype = resolve_precision(cfg.precision, dev)
-    self.precision = precision_reason(cfg.precision, dev)  # which type, and why
-    self.scaler = torch.amp.GradScaler(dev.type, enabled=self.dtype == torch.float16)
-    self.peak = peak_flops(dev)
-    self.step, self.elapsed, self.tokens_seen = 0, 0.0, 0
-    self.best, self.best_step, self.bad_evals, self.last_val = math.inf, 0, 0, None
-    self._acc = _empty_acc()  # sums since the last row of the training log
-
-# %% ../../nbs/12a_trainer.ipynb #f40780ab
-@patch
-def _wrap_model(self: Trainer):
-    "`self.net`, what the training step calls: the model, in DDP, compiled if asked."
-    self.net = self.model
-    if self.ddp:
-        ids = [self.device.index] if self.device.type == 'cuda' else None
-        # no buffers to broadcast at every step: the only ones are the fixed position
-        # tables, and the asynchronous broadcasts can hang gloo's teardown at exit
-        self.net = nn.parallel.DistributedDataParallel(
-            self.model, device_ids=ids, broadcast_buffers=False
-        )
-    if self.cfg.compile:  # dynamic: one graph for batches of every shape (all differ)
-        self.net = torch.compile(self.net, dynamic=True)
-
-# %% ../../nbs/12a_trainer.ipynb #48e53b84
-@patch
-def state_dict(self: Trainer) -> dict:
-    "All it takes to continue exactly: weights, optimizer, schedule, sampler, RNGs."
-    counters = {
-        k: getattr(self, k)
-        for k in ('step', 'elapsed', 'tokens_seen', 'best', 'best_step', 'bad_evals')
-    }
-    parts = {
-        k: getattr(self, k).state_dict()
-        for k in ('model', 'optimizer', 'scheduler', 'scaler', 'sampler')
-    }
-    return {
-        'format': 'transformer_nb.training.trainer',
-        'version': 1,
-        **counters,
-        'elapsed': self._clock(),
-        'train_config': self.cfg.to_dict(),
-        'model_config': self.model.config.to_dict(),
-        **parts,
-        'rng': gather_rng_states(self.world),  # one per process
-        'log_acc': {k: float(v) for k, v in self._acc.items()},
-    }  # the open log row
-
-# %% ../../nbs/12a_trainer.ipynb #53aa33e4
-@patch
-def load_state_dict(self: Trainer, ckpt: dict):
-    "Continue from a `state_dict()` read back by `load_checkpoint`."
-    if ckpt.get('format') != 'transformer_nb.training.trainer':
-        raise ValueError("not a transformer_nb training checkpoint")
-    if set(upgrade_state_dict(ckpt['model'])) != set(ckpt['model']):
-        raise ValueError(
-            "this checkpoint was written by transformer-nb 0.6 or older (attention's "
-            "input projections fused): its weights still load everywhere, but its "
-            "optimizer state does not fit; resume it with transformer-nb 0.6"
-        )
-    for k in ('model', 'optimizer', 'scheduler', 'scaler'):
-        getattr(self, k).load_state_dict(ckpt[k])
-    self.sampler.load_state_dict({**ckpt['sampler'], 'rank': self.rank})
-    for k in ('step', 'elapsed', 'tokens_seen', 'best', 'best_step', 'bad_evals'):
-        setattr(self, k, ckpt[k])
-    self._acc = dict(ckpt['log_acc'])
-    if len(ckpt['rng']) == self.world:
-        set_rng_state(ckpt['rng'][self.rank])
-
-# %% ../../nbs/12a_trainer.ipynb #35a4112c
-@patch
-def save(self: Trainer):
-    "Write `checkpoint.pt` (to resume) and a weight snapshot (to average), atomically."
-    self._drain()
-    state = self.state_dict()  # every process takes part: random states are gathered
-    self._saved_step = self.step
-    if not self.is_main:
-        return
-    atomic_save(state, self.out / CHECKPOINT_NAME)
-    atomic_save(state['model'], snapshot_path(self.out, self.step))
-    for old in self.snapshots()[: -self.cfg.keep_checkpoints]:
-        old.unlink()
-
-
-@patch
-def snapshots(self: Trainer) -> list:
-    "Weight snapshots on disk, oldest first."
-    return list_snapshots(self.out)
-
-
-@patch
-def _clock(self: Trainer) -> float:
-    "Seconds of training so far, over every part of a resumed run."
-    now = time.perf_counter() - self._t0 if self._t0 is not None else 0.0
-    return self.elapsed + now
 
 # %% ../../nbs/12a_trainer.ipynb #0d8162f5
 def batch_loss(
@@ -375,72 +621,6 @@ def batch_loss(
         logits, tgt, smoothing, pad_token_id, reduction='sum', return_nll=True
     )
     return loss, nll, logits
-
-# %% ../../nbs/12a_trainer.ipynb #09adae6b
-@patch
-def autocast(self: Trainer):
-    "Mixed-precision context for the forward pass (a no-op in float32)."
-    return torch.autocast(
-        self.device.type, dtype=self.dtype, enabled=self.dtype != torch.float32
-    )
-
-
-@patch
-def _next_group(self: Trainer) -> list:
-    "The padded (src, tgt) batches of the next update: up to `accum_steps`, one epoch."
-    group, pad, s = [], self.tok.pad_token_id, self.sampler
-    while len(group) < self.cfg.accum_steps and s.position < len(s):
-        if self._it is None:
-            self._it = iter(self.sampler)
-        group.append(collate([self.train_ds[i] for i in next(self._it)], pad))
-    return group
-
-# %% ../../nbs/12a_trainer.ipynb #8d074989
-@patch
-def _accumulate(self: Trainer, group: list, n_tok: int) -> tuple:
-    "Forward and backward on each batch of `group`, the loss scaled by R/N: the sums."
-    pad, bos, dev = self.tok.pad_token_id, self.tok.bos_token_id, self.device
-    loss_sum = nll_sum = 0.0
-    for i, (src, tgt) in enumerate(group):
-        if dev.type == 'cuda':  # from pinned memory the copy need not wait for the GPU
-            src, tgt = src.pin_memory(), tgt.pin_memory()
-        src, tgt = src.to(dev, non_blocking=True), tgt.to(dev, non_blocking=True)
-        last = i == len(group) - 1 or not self.ddp
-        with contextlib.nullcontext() if last else self.net.no_sync():  # one all-reduce
-            loss, nll, _ = batch_loss(
-                self.net, src, tgt, self.cfg.label_smoothing, pad, bos, self.autocast
-            )
-            self.scaler.scale(loss * (self.world / n_tok)).backward()  # DDP: ÷ world
-        loss_sum, nll_sum = loss_sum + loss.detach(), nll_sum + nll.detach()
-    return loss_sum, nll_sum
-
-# %% ../../nbs/12a_trainer.ipynb #a7e8b811
-@patch
-def train_step(self: Trainer, group: list) -> dict:
-    "One update on the batches `group`, the loss averaged over its target tokens."
-    pad = self.tok.pad_token_id
-    n_tok = n_local = sum(int((t != pad).sum()) for _, t in group)  # this process's
-    if self.world > 1:  # ... and the whole update's
-        t = torch.tensor([n_local], dtype=torch.float64, device=self.device)
-        dist.all_reduce(t)
-        n_tok = int(t.item())
-    loss_sum, nll_sum = self._accumulate(group, n_tok)
-    self.scaler.unscale_(self.optimizer)
-    clip, params = self.cfg.clip_norm, self.model.parameters()
-    grad_norm = nn.utils.clip_grad_norm_(params, clip) if clip else None
-    lr = self.optimizer.param_groups[0]['lr']  # the rate this update uses
-    self.scaler.step(self.optimizer)
-    self.scaler.update()
-    self.scheduler.step()
-    self.optimizer.zero_grad(set_to_none=True)
-    return {
-        'loss': loss_sum,
-        'nll': nll_sum,
-        'tokens': n_local,
-        'update_tokens': n_tok,
-        'lr': lr,
-        'grad_norm': grad_norm,
-    }
 
 # %% ../../nbs/12a_trainer.ipynb #065bcc3a
 def _batch_sums(model: Transformer, src: Tensor, tgt: Tensor, smoothing, autocast):
@@ -481,219 +661,3 @@ def evaluate_loss(
         'acc': correct / n,
         'tokens': int(n),
     }
-
-# %% ../../nbs/12a_trainer.ipynb #ea7946c2
-@patch
-def _validation_loss(self: Trainer, model: nn.Module) -> dict:
-    "`evaluate_loss` of `model` on rank 0; its loss sent to every process."
-    c, res = self.cfg, {'loss': 0.0}
-    if self.is_main:
-        res = evaluate_loss(
-            model,
-            self.valid_ds,
-            c.label_smoothing,
-            c.max_tokens,
-            self.device,
-            self.autocast,
-        )
-    if self.world > 1:
-        t = torch.tensor([res['loss']], device=self.device)
-        dist.broadcast(t, 0)
-        res['loss'] = float(t)
-    return res
-
-# %% ../../nbs/12a_trainer.ipynb #087a675c
-@patch
-def validate(self: Trainer, model: nn.Module | None = None, split='valid') -> dict:
-    "Validate on rank 0, share the loss, log it, keep the best weights, count patience."
-    self._drain()
-    res = self._validation_loss(model or self.model)
-    res['step'] = self.step
-    if self.is_main:
-        self.logger.log(
-            step=self.step,
-            epoch=self.sampler.epoch,
-            split=split,
-            time_s=round(self._clock(), 2),
-            **{k: res[k] for k in ('loss', 'nll', 'ppl', 'acc', 'tokens')},
-        )
-    if split != 'valid':
-        return res
-    self.last_val = res
-    if res['loss'] < self.best:
-        self.best, self.best_step, self.bad_evals = res['loss'], self.step, 0
-        if self.is_main:
-            atomic_save(self.model.state_dict(), self.out / BEST_NAME)
-    else:
-        self.bad_evals += 1
-    return res
-
-# %% ../../nbs/12a_trainer.ipynb #71fe4443
-@patch
-def _signals(self: Trainer, defer: bool = False):
-    "While training: a first SIGINT or SIGTERM stops at the next step, a second now."
-    return catch_stop_signals(self, defer)  # sets self._stop_signal
-
-
-@patch
-def _stop_reason(self: Trainer) -> str | None:
-    "Why training should stop now (the same answer on every process), or None."
-    c = self.cfg
-    flags = [self._stop_signal is not None]
-    flags.append(bool(c.time_budget and self._clock() >= 60 * c.time_budget))
-    if self.world > 1:  # any process's reason is every process's
-        t = torch.tensor(flags, dtype=torch.float32, device=self.device)
-        dist.all_reduce(t, op=dist.ReduceOp.MAX)
-        flags = [bool(f) for f in t.tolist()]
-    reasons = (  # in order of precedence
-        ('interrupted', flags[0]),
-        ('max_steps', c.max_steps and self.step >= c.max_steps),
-        ('epochs', c.epochs and self.sampler.epoch >= c.epochs),
-        ('time_budget', flags[1]),
-        ('early_stopping', c.patience and self.bad_evals >= c.patience),
-    )
-    return next((reason for reason, due in reasons if due), None)
-
-# %% ../../nbs/12a_trainer.ipynb #c17fb53f
-@patch
-def fit(self: Trainer) -> dict:
-    "Train until a limit is reached, then save, validate and average; a summary."
-    self._t0, self._saved_step, self._stop_signal = time.perf_counter(), None, None
-    c = self.cfg
-    per_epoch = math.ceil(len(self.sampler) / c.accum_steps)
-    total = c.max_steps or (per_epoch * c.epochs if c.epochs else None)  # updates
-    bar = progress_bar(total, self.step) if c.progress and self.is_main else None
-    try:
-        with self._signals():
-            while (reason := self._stop_reason()) is None:
-                self._one_update(bar)
-    except KeyboardInterrupt:  # a second Ctrl-C: the update may be half done: no save
-        reason = 'killed'
-    self.stopped = reason
-    if bar is not None:
-        bar.close()
-    if reason != 'killed' and self._saved_step != self.step:
-        with self._signals(defer=True):
-            self.save()  # Ctrl-C now waits for the save
-    self.elapsed, self._t0 = self._clock(), None
-    summary = {
-        'stopped': reason,
-        'step': self.step,
-        'epoch': self.sampler.epoch,
-        'time_s': round(self.elapsed, 1),
-        'tokens_seen': self.tokens_seen,
-    }
-    return summary if reason in ('interrupted', 'killed') else self._finish(summary)
-
-# %% ../../nbs/12a_trainer.ipynb #675fa257
-@patch
-def _one_update(self: Trainer, bar):
-    "One update and what falls due after it: a log row, the epoch's end, a validation."
-    c, t = self.cfg, time.perf_counter()
-    out = self.train_step(self._next_group())  # on a GPU: queued, not waited for
-    self._acc['time'] += time.perf_counter() - t
-    self.step += 1
-    self.tokens_seen += out['update_tokens']
-    for k in ('loss', 'nll', 'tokens'):
-        self._acc[k] += out[k]
-    if bar is not None:  # one step more, and the time left if only the clock limits it
-        advance_bar(bar, 60 * c.time_budget - self._clock() if c.time_budget else None)
-    if self.step % c.log_every == 0:
-        self._drain()
-        self._log_train(self._acc, out, bar)
-        self._acc = _empty_acc()
-    if self.sampler.position >= len(self.sampler):  # the epoch is over
-        if c.eval_every is None:
-            self.validate()
-        self.sampler.set_epoch(self.sampler.epoch + 1)
-        self._it = None
-    if c.eval_every and self.step % c.eval_every == 0:
-        self.validate()
-    if c.save_every and self.step % c.save_every == 0:
-        self.save()
-
-# %% ../../nbs/12a_trainer.ipynb #bd5cbd77
-@patch
-def _drain(self: Trainer):
-    "Wait for the updates queued on a GPU; the wait is training time of the interval."
-    if self.device.type == 'cuda':
-        t = time.perf_counter()
-        torch.cuda.synchronize(self.device)
-        self._acc['time'] += time.perf_counter() - t
-
-
-@patch
-def _log_train(self: Trainer, acc: dict, out: dict, bar):
-    "A row of the log: the interval's means over all processes, lr, tokens/s, MFU."
-    stats = interval_stats(acc, self.world, self.device, self.n_params, self.peak)
-    if not self.is_main:
-        return
-    gn = out['grad_norm']
-    self.logger.log(
-        step=self.step,
-        epoch=self.sampler.epoch,
-        split='train',
-        time_s=round(self._clock(), 2),
-        lr=out['lr'],
-        **stats,
-        grad_norm=None if gn is None else round(float(gn), 4),
-    )
-    if bar is not None:
-        show_stats(bar, stats, out['lr'])
-
-# %% ../../nbs/12a_trainer.ipynb #b40f0f40
-@patch
-def _finish(self: Trainer, summary: dict) -> dict:
-    "After a run reached its limit: validate the last weights, average the snapshots."
-    c = self.cfg
-    if self.last_val is None or self.last_val['step'] != self.step:
-        self.validate()
-    summary.update(val=self.last_val, best_val_loss=self.best, best_step=self.best_step)
-    if c.average_last > 1 and len(self.snapshots()) > 1:
-        if self.is_main:
-            avg = average_checkpoints(self.snapshots()[-c.average_last :])
-            atomic_save(avg, self.out / AVERAGED_NAME)
-            summary['val_averaged'] = self.validate(self.final_model(), 'valid_avg')
-        if self.world > 1:
-            dist.barrier()
-    if self.logger is not None:
-        self.logger.close()
-    return summary
-
-# %% ../../nbs/12a_trainer.ipynb #8ed8957e
-@patch
-def final_model(self: Trainer, which: str = 'averaged') -> Transformer:
-    "A copy of the model with the 'averaged', 'best' or 'last' weights (no file: last)."
-    if which not in ('averaged', 'best', 'last'):
-        raise ValueError(f"which must be 'averaged', 'best' or 'last', got {which!r}")
-    model = Transformer(self.model.config).to(self.device)
-    name = {'averaged': AVERAGED_NAME, 'best': BEST_NAME}.get(which)
-    found = name is not None and (self.out / name).exists()
-    model.load_state_dict(
-        load_checkpoint(self.out / name, self.device)
-        if found
-        else self.model.state_dict()
-    )
-    return model.eval()
-
-# %% ../../nbs/12a_trainer.ipynb #27345195
-@patch
-def export(
-    self: Trainer,
-    path,
-    which: str = 'averaged',
-    dtype: torch.dtype | None = torch.float16,
-) -> Path:
-    "`save_pretrained` of the final model and tokenizer (float16), the log, settings."
-    model = self.final_model(which).cpu()
-    if dtype is not None:
-        model = model.to(dtype)  # first: the tied matrix stays one
-    path = save_pretrained(
-        model, path, tokenizer_file=self.out / TOKENIZER_NAME, dtype=dtype
-    )
-    if (self.out / LOG_NAME).exists():
-        shutil.copyfile(self.out / LOG_NAME, path / 'training_log.csv')
-    settings = {**self.cfg.to_dict(), 'weights': which, 'steps': self.step}
-    settings['precision_used'] = self.precision
-    (path / 'training_config.json').write_text(json.dumps(settings, indent=2))
-    return path
