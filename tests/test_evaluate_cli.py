@@ -120,3 +120,59 @@ def test_python_dash_m(saved):
     name += f", block {d.no_repeat_ngram_size}" if d.no_repeat_ngram_size else ''
     name += ', checks' if d.rerank == 'checks' else ''
     assert summary['n'] == 2 and summary['results'][0]['decoding'] == name
+
+
+NUMBERED = ['Son 25 hombres. Y 3 mujeres.', 'Tenía 1492 ovejas; dio 7.', 'Nada.']
+
+
+def test_evaluate_and_translate_read_a_line_alike(saved, tmp_path, monkeypatch):
+    """`evaluate --split` and `translate` read the same lines the same way (one reading, chapter 9c's `read_lines`),
+    numbers included, for a model saved with the book's number rules: the same segments reach the model, the same
+    translations come out. The check is sensitive: evaluate with the number rule skipped (--numbers digits) gives the
+    model the digits, and the comparison fails."""
+    import json as json_
+    from transformer_nb.text.sentences import BOOK_RULES
+    from transformer_nb.translation.translator import Translator
+    model = tmp_path / 'model'
+    shutil.copytree(saved / 'model', model)
+    (model / 'text_rules.json').write_text(json_.dumps(BOOK_RULES))
+    refs = ['They were 25 men. And 3 women.', 'He had 1492 sheep; he gave 7.', 'Nothing.']
+    (tmp_path / 'numbered.tsv').write_text(''.join(f'{s}\t{t}\n' for s, t in zip(NUMBERED, refs)), encoding='utf-8')
+    given, ids = [], Translator._ids
+    monkeypatch.setattr(Translator, '_ids', lambda self, per_line, **kw: (given.append(per_line), ids(self, per_line, **kw))[1])
+
+    def evaluate(*flags):
+        given.clear()
+        hyp = tmp_path / 'hyp.txt'
+        rc, _ = run_main(['--checkpoint', str(model), '--tsv', str(tmp_path / 'numbered.tsv'), '--num-beams', '1',
+                          '--max-new-tokens', '6', '--split', '--hypotheses', str(hyp), *flags])
+        assert rc == 0
+        return hyp.read_text(encoding='utf-8').splitlines(), list(given)
+
+    hyps, by_evaluate = evaluate()
+    given.clear()
+    tr = Translator.from_pretrained(model, num_beams=1, max_new_tokens=6, direction='es-en')  # as the test above
+    assert hyps == tr.translate(NUMBERED)
+    by_translate = list(given)
+    assert by_evaluate == by_translate
+    assert ['Son veinticinco hombres.', 'Y tres mujeres.'] in by_evaluate[0]  # spelled: the model's rule
+    skipped, by_skipping = evaluate('--numbers', 'digits')
+    assert by_skipping != by_translate and ['Son 25 hombres.', 'Y 3 mujeres.'] in by_skipping[0]
+
+
+def test_evaluate_names_its_deployment(saved):
+    "The JSON line says which copy of the model each setting decoded with (`translate_ids`' `deployment`)."
+    from transformer_nb.deploy.optimize import deployed_as, optimize_for
+    from transformer_nb.model.transformer import load_pretrained
+    from transformer_nb.translation.evaluate import translate_ids
+    base = ['--checkpoint', str(saved / 'model'), '--tsv', str(saved / 'pairs.tsv'), '--num-beams', '1', '--limit', '2',
+            '--max-new-tokens', '4']
+    for flags, want in (([], deployed_as(optimize_for(load_pretrained(saved / 'model'), 'auto')) or 'none'),
+                        (['--optimize', 'int8'], 'int8')):
+        summary = json.loads(run_main(base + flags)[1].strip().splitlines()[-1])
+        assert [r['deployment'] for r in summary['results']] == [want]
+    from transformer_nb.data.corpus import Tokenizer
+    model, tok = load_pretrained(saved / 'model'), Tokenizer.load(saved / 'model' / 'tokenizer.model')
+    src = load_bible('valid', src_lang='es').src[:2]
+    plain = translate_ids(model, tok, src, max_new_tokens=4, deployment=None)
+    assert translate_ids(model, tok, src, max_new_tokens=4) == plain  # 'auto' by default: the same ids here

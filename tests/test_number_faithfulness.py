@@ -4,7 +4,9 @@ test verses, and writes `data/number_faithfulness.json`. The default of `Transla
 it found most faithful, the numbers kept and the sentence around them, as `tests/test_defaults.py` holds the decoding
 defaults to chapter 17's choice; `KEPT_CHRF`, the chrF of a kept sentence, must be the one the file was measured with
 and lie near the lower quartile of the model's test verses that it stands for. Rerunning the script with another
-result, or changing a default without it, fails here."""
+result, or changing a default without it, fails here. The way is the shipped model's, saved with it
+(`models/book_small/text_rules.json`, written by `tools/text_rules.py` from `BOOK_RULES`): a model saved without number
+rules reads numbers as typed unless asked."""
 import json
 from pathlib import Path
 
@@ -22,7 +24,10 @@ def test_the_default_is_the_most_faithful():
     best = most_faithful(DATA['ways'])
     assert DATA['most_faithful'] == best
     assert build_parser().parse_args([]).numbers == best, 'the command reads numbers another way by default'
-    assert NUMBER_READINGS[best] == {}, "the default way must be Translator's own defaults"
+    assert NUMBER_READINGS[best] == {}, "the command's default must be the model's own rules"
+    from transformer_nb.model.transformer import pretrained_path, read_text_rules
+    assert read_text_rules(pretrained_path('book'))['numbers'] == best, \
+        "the shipped model's text_rules.json reads numbers another way: python tools/text_rules.py"
 
 
 def test_the_check_can_fail():
@@ -44,3 +49,26 @@ def test_every_way_of_the_command_and_every_sentence_is_judged():
     rows = [l for l in (ROOT / 'data' / 'number_sentences.tsv').read_text(encoding='utf-8').splitlines()
             if l and not l.startswith('#')][1:]  # the header aside
     assert DATA['sets']['sentences'] == len(rows) == len(DATA['examples'])
+
+
+def test_the_shipped_rules_are_the_books_and_travel_with_the_model(tmp_path):
+    "The shipped file is what BOOK_RULES says; the translator reads by it; a model saved without rules reads digits."
+    import subprocess, sys
+    from transformer_nb.model.transformer import load_pretrained, pretrained_path, read_text_rules
+    from transformer_nb.text.sentences import BOOK_RULES, STAND_INS, text_rules
+    from transformer_nb.translation.translator import Translator
+    r = subprocess.run([sys.executable, str(ROOT / 'tools' / 'text_rules.py'), '--check'], capture_output=True, text=True,
+                       cwd=ROOT, env={'PYTHONPATH': str(ROOT), 'PATH': ''})
+    assert r.returncode == 0, r.stdout + r.stderr
+    book = Translator.from_pretrained('book', optimize=None)
+    assert book.rules == text_rules(BOOK_RULES) and book.rules.stand_ins == STAND_INS
+    assert Translator.from_pretrained('book', optimize=None, spell_digits=False).rules.numbers == 'digits'
+    model = load_pretrained('book')
+    model.save_pretrained(tmp_path / 'kept')  # its own rules go with it
+    assert read_text_rules(tmp_path / 'kept') == BOOK_RULES
+    model.text_rules = None  # a model that never had any: none saved
+    model.save_pretrained(tmp_path / 'none')
+    assert not (tmp_path / 'none' / 'text_rules.json').exists()
+    assert load_pretrained(tmp_path / 'none').text_rules is None
+    assert text_rules(None, 'es-en').numbers == 'digits'  # what its translator reads by
+    assert text_rules(None, 'es-en', spell_digits=True).numbers == 'retry'  # unless asked

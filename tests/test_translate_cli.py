@@ -310,3 +310,26 @@ def test_memory_is_bounded_by_a_window(model_dir, tmp_path):
     small, large = peak_memory(model_dir, tmp_path, 3000), peak_memory(model_dir, tmp_path, 30000)
     print(f'peak memory: 3,000 lines {small / 1024:.0f} MB, 30,000 lines {large / 1024:.0f} MB')
     assert large <= 1.5 * small, (small, large)
+
+
+NUMBERED = ['Son 25 hombres.', 'Tenía 1492 ovejas.']
+
+
+def test_numbers_are_read_by_the_models_rules(model_dir, tmp_path):
+    """A model saved without number rules reads digits as typed; saved with the book's (`text_rules.json`), it spells
+    them for the model: the command and `Translator` read them alike in both cases, and --numbers digits asks for
+    digits whatever the model's rules."""
+    import json, shutil
+    from transformer_nb.text.sentences import BOOK_RULES
+    from transformer_nb.translation.translator import Translator
+    ruled = tmp_path / 'ruled'
+    shutil.copytree(model_dir, ruled)
+    (ruled / 'text_rules.json').write_text(json.dumps(BOOK_RULES))
+    for folder, numbers in ((model_dir, 'digits'), (ruled, 'retry')):
+        assert Translator.from_pretrained(folder).rules.numbers == numbers
+        r = run('--checkpoint', str(folder), '--max-new-tokens', '6', *NUMBERED)
+        assert (r.returncode, r.stderr) == (0, ''), r.stderr
+        assert r.stdout.splitlines() == expected(folder, NUMBERED, max_new_tokens=6)
+    assert Translator.from_pretrained(ruled, spell_digits=False).rules.numbers == 'digits'
+    r = run('--checkpoint', str(ruled), '--max-new-tokens', '6', '--numbers', 'digits', *NUMBERED)
+    assert r.stdout.splitlines() == expected(model_dir, NUMBERED, max_new_tokens=6)  # as the model without rules

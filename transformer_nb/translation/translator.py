@@ -7,13 +7,13 @@ __all__ = ['encode_sources', 'tensor_of', 'Translator', 'LineWarning', 'Truncate
 
 # %% ../../nbs/15_translate.ipynb #e683b79a
 import itertools, json, re, unicodedata, warnings
+from dataclasses import replace
 from pathlib import Path
 from functools import partial
 from typing import Callable, Iterable, Iterator, Sequence
 import torch
 from torch import Tensor
 from torch.nn.utils.rnn import pad_sequence
-from fastcore.basics import patch
 from ..text.checks import first_without_errors
 from ..data.corpus import Tokenizer
 from transformer_nb.model.transformer import (
@@ -31,11 +31,8 @@ from ..generation.dispatch import STRATEGIES, generate, generation_mode
 from ..generation.config import refuse_unused
 from ..deploy.optimize import check_optimization, deployed_as, optimize_for
 from ..generation.config import CHOSEN, DEFAULTS, GenerationConfig, narrow
-from ..text.sentences import split_clauses, split_sentences, truecase
-from ..text.sentences import translate_numbers
-from ..text.sentences import LEARNED_AS_TYPED, SPELLINGS, STAND_INS
-from ..text.sentences import capitalized_words
-from ..text.sentences import FUNCTION_WORDS, language_of, language_guess
+from ..text.sentences import read_lines, segments, text_rules as rules_of
+from ..text.sentences import capitalized_words, language_guess
 
 # %% ../../nbs/15_translate.ipynb #99358ffc
 from ..utils import progress as progress_of, resolve_device
@@ -112,9 +109,11 @@ class Translator:
     each line cut into sentences, batched by length. Decoding settings are the fields of
     `GenerationConfig` (help(GenerationConfig)), given as a config or as keywords, at
     construction or per call: num_beams, gnmt_alpha, no_repeat_ngram_size, rerank, ...
-    The model is used as given (deploy it first with `optimize_for` for a faster CPU
-    copy); `Translator.from_pretrained('book')` loads the model that ships with the
-    package, prepacked for the CPU where that applies (`optimize=`)."""
+    A line is read by the model's text rules (chapter 9c: `text_rules.json`, which
+    `load_pretrained` reads), changed by the arguments that name them. The model is used
+    as given (deploy it first with `optimize_for` for a faster CPU copy);
+    `Translator.from_pretrained('book')` loads the model that ships with the package,
+    prepacked for the CPU where that applies (`optimize=`)."""
 
     def __init__(
         self,
@@ -127,13 +126,16 @@ class Translator:
         split: bool = True,
         # a line in one case (all lower, all capitals): recased as the corpus writes it
         truecase: bool = True,
-        # numbers in digits: spelled in words for the model, written back in digits
-        spell_digits: bool = True,
+        # numbers in digits spelled in words for the model, written back in digits;
+        # None: as the model's text rules say (a model saved without them: as typed)
+        spell_digits: bool | None = None,
         # said in place of a spelled number the translation lost (chapter 9c); ():
-        # each number spelled, no line read twice
-        stand_ins: Sequence[int] = STAND_INS,
+        # each number spelled, no line read twice; None: the model's, else STAND_INS
+        stand_ins: Sequence[int] | None = None,
         # every number said by a stand-in from the start, not only where one was lost
-        stand_ins_first: bool = False,
+        stand_ins_first: bool | None = None,
+        # the model's number rules (chapter 9c); None: `model.text_rules`, saved with it
+        text_rules: dict | None = None,
         generation_config: GenerationConfig | None = None,  # None: CHOSEN (chapter 17)
         **overrides,  # settings of the config, as num_beams=1
     ):
@@ -143,141 +145,270 @@ class Translator:
         check_tokenizer(model, tokenizer)
         self.model = model  # decoded as it is: never copied, moved or changed here
         self.tok, self.batch_size, self.direction = tokenizer, batch_size, direction
-        self._set_text_rules(split, truecase, spell_digits, stand_ins, stand_ins_first)
+        rules = getattr(model, 'text_rules', None) if text_rules is None else text_rules
+        asked = dict(spell_digits=spell_digits, stand_ins=stand_ins)
+        self._set_text_rules(rules, split, truecase, **asked, first=stand_ins_first)
 
-# %% ../../nbs/15_translate.ipynb #87278971
-@patch
-def _set_text_rules(self: Translator, split, truecase, spell_digits, stand_ins, first):
-    """How lines are read: cut into sentences, recased, numbers spelled, stand-ins
-    first (each a bool), and the numbers said in place of those in digits."""
-    flags = dict(split=split, truecase=truecase, spell_digits=spell_digits)
-    flags['stand_ins_first'] = self.stand_ins_first = first
-    for name, v in flags.items():
-        if not isinstance(v, bool):
-            raise TypeError(f"{name} must be True or False, got {v!r}")
-    self.split = split
-    self.capitals = capitalized_words(self.tok) if truecase else ()
-    self.spell = SPELLINGS.get(self.direction) if spell_digits else None
-    said = list(stand_ins) if isinstance(stand_ins, (tuple, list)) else [None]
-    whole = all(type(s) is int and 1 < s < 10**6 for s in said)
-    if not whole or len(set(said)) < len(said):
-        raise ValueError(
-            "stand_ins must be distinct whole numbers from 2 to 999999, got "
-            f"{stand_ins!r}"
+    @classmethod
+    def from_pretrained(
+        cls,
+        # a directory written by `save_pretrained(path, tokenizer_file=...)`, or 'book'
+        path,
+        device: str | torch.device = 'cpu',
+        dtype: torch.dtype = torch.float32,  # weights are cast to this on loading
+        # the copy to decode with: 'auto' (prepacked on a float32 CPU), 'packed', 'int8'
+        # or None (the model as loaded); see optimize_for
+        optimize: str | None = 'auto',
+        # batch_size, generation_config, decoding settings, text rules
+        **kwargs,
+    ) -> 'Translator':
+        """Load model (config.json, model.safetensors, text_rules.json) and tokenizer
+        (tokenizer.model) from a folder, or the shipped model by its name ('book'),
+        deployed as `optimize` asks; the direction from its training_config.json."""
+        path = check_model_dir(path, (CONFIG_NAME, WEIGHTS_NAME, TOKENIZER_NAME))
+        check_optimization(optimize)  # before loading anything
+        model = load_pretrained(
+            path, map_location=resolve_device(str(device)), dtype=dtype
         )
-    self.stand_ins = tuple(said)
+        kwargs.setdefault('direction', _direction_of(path))
+        tok = Tokenizer.load(path / TOKENIZER_NAME)
+        return cls(optimize_for(model, optimize), tok, **kwargs)
 
-# %% ../../nbs/15_translate.ipynb #58535f3e
-@patch(cls_method=True)
-def from_pretrained(
-    cls: Translator,
-    # a directory written by `save_pretrained(path, tokenizer_file=...)`, or 'book'
-    path,
-    device: str | torch.device = 'cpu',
-    dtype: torch.dtype = torch.float32,  # weights are cast to this on loading
-    # the copy to decode with: 'auto' (prepacked on a float32 CPU), 'packed', 'int8'
-    # or None (the model as loaded); see optimize_for
-    optimize: str | None = 'auto',
-    **kwargs,  # batch_size, generation_config and decoding settings
-) -> Translator:
-    """Load model (config.json, model.safetensors) and tokenizer (tokenizer.model)
-    from a folder, or the shipped model by its name ('book'), deployed as `optimize`
-    asks; the direction from its training_config.json, where there is one."""
-    path = check_model_dir(path, (CONFIG_NAME, WEIGHTS_NAME, TOKENIZER_NAME))
-    check_optimization(optimize)  # before loading anything
-    model = load_pretrained(path, map_location=resolve_device(str(device)), dtype=dtype)
-    kwargs.setdefault('direction', _direction_of(path))
-    tok = Tokenizer.load(path / TOKENIZER_NAME)
-    return cls(optimize_for(model, optimize), tok, **kwargs)
+    @property
+    def device(self) -> torch.device:
+        "Where the decoding model is."
+        return next(self.model.parameters()).device
 
+    def __repr__(self):
+        c = self.model.config
+        return (
+            f"Translator(d_model={c.d_model}, "
+            f"layers={c.n_encoder_layers}+{c.n_decoder_layers}, "
+            f"vocabulary={self.tok.vocab_size}, "
+            f"device={self.device}, batch_size={self.batch_size}, "
+            f"num_beams={self.config.num_beams}"
+            + (f", direction={self.direction!r}" if self.direction else "")
+            + (f", optimized={d!r})" if (d := deployed_as(self.model)) else ")")
+        )
 
+    def translate(
+        self,
+        sentences: str | Sequence[str],  # one line, or a list of them
+        batch_size: int | None = None,  # default: the translator's
+        progress: bool = False,  # a progress bar (on a terminal only)
+        # as `translate_ids`: generation_config, logits_processor, split, settings
+        **kw,
+    ) -> str | list:  # a translation, or one per line in input order
+        """Translate lines as the text rules read them (chapter 9c's `read_lines`: cut,
+        recased, numbers in digits spelled and written back); blank lines give ''."""
+        single = isinstance(sentences, str)
+        lines = self._strings(
+            [sentences] if single else list(sentences)
+        )  # any iterable
+        lines = self._readable(lines)  # invalid UTF-8, control characters: out
+        self._check_language(lines)
+        rules, ids = self._reading(batch_size, progress, **kw)
+        decoded = lambda per_line: [self.tok.decode(row) for row in ids(per_line)]
+        out = read_lines(lines, decoded, rules, self.capitals, self._fits)
+        return out[0] if single else out
+
+    def translate_ids(
+        self,
+        sentences: Sequence[str],  # source lines
+        batch_size: int | None = None,  # default: the translator's
+        # a bar with the time left (lines where stderr is no terminal)
+        progress: bool = False,
+        # generation_config, logits_processor, split (None: the translator's), settings
+        **kw,
+    ) -> list:  # per line, in input order: output ids without ⟨BOS⟩, ⟨EOS⟩, padding
+        """Cut lines into segments, encode, decode, join each line's segments in order;
+        numbers read as typed (`translate` spells them)."""
+        lines = self._strings(sentences)
+        rules, ids = self._reading(batch_size, progress, **kw)
+        return ids([segments(l, rules, self.capitals, self._fits) for l in lines])
+
+    def translate_stream(
+        self,
+        lines: Iterable[str],  # read as they come: a file, standard input, a generator
+        window: int | None = None,  # most lines held at once (default: 8 batches)
+        # as `translate`: batch_size, generation_config, decoding settings
+        **kw,
+    ) -> Iterator[str]:  # a translation per line, in input order, as soon as it is done
+        """Translate lines window by window; each warning once, counted over all the
+        lines."""
+        bs = kw.get('batch_size') or self.batch_size
+        most = 8 * bs if window is None else window
+        if not isinstance(most, int) or isinstance(most, bool) or most < 1:
+            raise ValueError(f"window must be a positive int, got {window!r}")
+        said, seen = {}, 0  # warning text (or Truncated) -> the warning, lines done
+        for chunk in _windows(iter(lines), 1, most):  # the first line at once
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter('always')
+                out = self.translate(chunk, **kw)
+            _tally(said, (w.message for w in caught), seen)
+            seen += len(chunk)
+            yield from out
+        for m in said.values():
+            warnings.warn(m, stacklevel=2)
+
+    def _reading(
+        self,
+        batch_size: int | None = None,
+        progress: bool = False,
+        generation_config: GenerationConfig | None = None,  # None: the translator's
+        logits_processor: list = (),  # the caller's own rules, after the config's
+        split: bool | None = None,  # None: the translator's
+        **overrides,  # decoding settings for this call only
+    ) -> tuple:  # (the text rules, each line's segments -> each line's output ids)
+        "The text rules and the decoding of one call."
+        c = _settings(generation_config, self.config, self.given, overrides)[0]
+        rules = self.rules if split is None else replace(self.rules, split=split)
+        bs, extra = batch_size or self.batch_size, logits_processor
+        return rules, partial(self._ids, c=c, bs=bs, progress=progress, extra=extra)
+
+    @staticmethod
+    def _strings(sentences) -> list:
+        "The lines as a list, checked to be strings."
+        if isinstance(sentences, str):
+            raise TypeError(
+                "translate_ids takes a list of sentences; for one, pass [sentence]"
+            )
+        sentences = list(sentences)
+        bad = [type(s).__name__ for s in sentences if not isinstance(s, str)]
+        if bad:
+            raise TypeError(f"sentences must be strings, got {bad[0]}")
+        return sentences
+
+    def _fits(self, sentence: str) -> bool:
+        "Whether a sentence is read whole: at most `max_len` pieces, ⟨EOS⟩ included."
+        T = self.model.config.max_len
+        # at most two pieces a character and ⟨EOS⟩: a short sentence fits unencoded
+        return 2 * len(sentence) < T or len(self.tok.encode(sentence)) <= T
+
+    def _segments(self, line: str, split: bool) -> list:
+        "What a line is translated as (chapter 9c's `segments`), cut or not."
+        rules = replace(self.rules, split=split)
+        return segments(line, rules, self.capitals, self._fits)
+
+    def _set_text_rules(self, saved, split, truecase, spell_digits, stand_ins, first):
+        """How lines are read (chapter 9c's `text_rules`): the model's saved number
+        rules, changed where asked; and the words the tokenizer capitalises."""
+        asked = dict(
+            spell_digits=spell_digits, stand_ins=stand_ins, stand_ins_first=first
+        )
+        self.rules = rules_of(saved, self.direction, split, truecase, **asked)
+        self.capitals = capitalized_words(self.tok) if truecase else ()
+
+    def _sources(self, per_line: list) -> tuple:
+        """Encode the segments of each line; warn of those cut to `max_len`. (each
+        segment's line, the segments' texts, their ids)"""
+        line_of = [i for i, segs in enumerate(per_line) for _ in segs]
+        texts = [s for segs in per_line for s in segs]
+        T = self.model.config.max_len
+        ids, cut = encode_sources(self.tok, texts, T)
+        if cut:
+            warnings.warn(Truncated(len(cut), line_of[cut[0]], T))
+        return line_of, texts, ids
+
+    def _ids(self, per_line: list, c, bs: int, progress: bool, extra=()) -> list:
+        """Each line's output ids: its segments decoded longest first, joined in order;
+        [] for a blank line, which has none."""
+        line_of, texts, ids = self._sources(per_line)
+        rows = self._decode_all(ids, texts, c, bs, progress, extra)  # per segment
+        out = [[] for _ in per_line]
+        for i, row in zip(line_of, rows):  # a line's segments are consecutive
+            out[i] += row
+        return out
+
+    def _decode_all(self, ids: list, texts: list, c, bs: int, progress: bool, extra=()):
+        "Decode the segments (their ids and texts) longest first, `bs` at a time."
+        out = [None] * len(ids)  # output ids per segment, in input order
+        order = sorted(range(len(ids)), key=lambda j: -len(ids[j]))  # longest first
+        bar = progress_of(len(ids), 'sentence', enabled=progress)  # a bar, or lines
+        for start in range(0, len(order), bs):
+            rows = order[start : start + bs]
+            src = tensor_of([ids[j] for j in rows], self.tok.pad_token_id)  # (B, S)
+            src = src.to(self.device)
+            for j, row in zip(
+                rows, self._decode(src, c, [texts[j] for j in rows], extra)
+            ):
+                out[j] = row
+            bar.update(len(rows))
+        bar.close()
+        return out
+
+    def _decode(self, src: Tensor, c, texts: list, extra=()) -> list:
+        """Stripped output ids of a batch; with `rerank`, the candidate it picks of the
+        n-best."""
+        choose, K = self._chooser(c.rerank), c.num_beams
+        if choose is None or K == 1:
+            return [self._strip(row) for row in self._search(src, c, extra).tolist()]
+        c = c.update(num_return_sequences=K)
+        seqs = self._search(src, c, extra)  # (B·K, T): the n-best lists
+        out = []
+        for text, rows in zip(texts, seqs.view(len(texts), K, -1).tolist()):
+            rows = [self._strip(r) for r in rows]  # best first
+            i = choose(text, self.tok.decode(rows))
+            if not isinstance(i, int) or not 0 <= i < K:
+                raise ValueError(
+                    f"rerank returned {i!r}; it must be an index in range({K})"
+                )
+            out.append(rows[i])
+        return out
+
+    def _search(self, src: Tensor, c, extra=()) -> Tensor:  # (B, S) -> (B, T)
+        "Output ids of a batch, decoded by the strategy the config asks (chapter 14b)."
+        c = c.update(rerank=None)  # the pick among the n-best is the Translator's
+        return generate(self.model, src, c, logits_processor=extra)
+
+    def _strip(self, row: list) -> list:
+        "Output ids up to the first ⟨EOS⟩, without ⟨BOS⟩ or padding."
+        c = self.model.config
+        if c.eos_token_id in row:
+            row = row[: row.index(c.eos_token_id)]
+        return [i for i in row if i not in (c.pad_token_id, c.bos_token_id)]
+
+    def _chooser(self, rerank) -> Callable | None:
+        """The function `rerank` stands for: (source, candidates) -> index of the one to
+        keep."""
+        if rerank != 'checks':
+            return rerank  # None, or the caller's function
+        langs = self.direction.split('-') if self.direction else (None, None)
+        return partial(first_without_errors, src_lang=langs[0], tgt_lang=langs[1])
+
+    def _check_language(self, lines):
+        "A warning for each language the lines read as, other than the model's source."
+        pair = tuple((self.direction or '').split('-'))
+        if sorted(pair) != [
+            'en',
+            'es',
+        ]:  # the corpus's languages: the only ones it knows
+            return
+        guess, doubted = language_guess(pair), {}
+        for i, line in enumerate(lines):
+            found = guess(line) if isinstance(line, str) else None
+            if found not in (None, pair[0]):
+                doubted.setdefault(found, []).append(i)
+        for found, at in doubted.items():
+            warnings.warn(
+                WrongLanguage(len(at), at[0], found, self.direction), stacklevel=3
+            )
+
+    def _readable(self, lines: list) -> list:
+        "The lines as `text_only` reads them; one warning counts those it changed."
+        read = [text_only(l) if isinstance(l, str) else (l, False) for l in lines]
+        bad = [i for i, (_, changed) in enumerate(read) if changed]
+        if bad:
+            warnings.warn(NotText(len(bad), bad[0]), stacklevel=3)
+        return [t for t, _ in read]
+
+# %% ../../nbs/15_translate.ipynb #e8140319
 def _direction_of(path: Path) -> str | None:
     "The 'direction' the model in `path` was trained for, if its folder records it."
     try:
         return json.loads((path / 'training_config.json').read_text())['direction']
     except (OSError, ValueError, KeyError, TypeError):  # absent or not a training's
         return None
-
-# %% ../../nbs/15_translate.ipynb #07f56395
-@patch(as_prop=True)
-def device(self: Translator) -> torch.device:
-    "Where the decoding model is."
-    return next(self.model.parameters()).device
-
-
-@patch
-def __repr__(self: Translator):
-    c = self.model.config
-    return (
-        f"Translator(d_model={c.d_model}, "
-        f"layers={c.n_encoder_layers}+{c.n_decoder_layers}, "
-        f"vocabulary={self.tok.vocab_size}, "
-        f"device={self.device}, batch_size={self.batch_size}, "
-        f"num_beams={self.config.num_beams}"
-        + (f", direction={self.direction!r}" if self.direction else "")
-        + (f", optimized={d!r})" if (d := deployed_as(self.model)) else ")")
-    )
-
-# %% ../../nbs/15_translate.ipynb #6ed074ff
-@patch
-def _search(self: Translator, src: Tensor, c, extra=()) -> Tensor:  # (B, S) -> (B, T)
-    "Output ids of a batch, decoded by the strategy the config asks for (chapter 14b)."
-    c = c.update(rerank=None)  # the pick among the n-best is the Translator's (_decode)
-    return generate(self.model, src, c, logits_processor=extra)
-
-
-@patch
-def _strip(self: Translator, row: list) -> list:
-    "Output ids up to the first ⟨EOS⟩, without ⟨BOS⟩ or padding."
-    c = self.model.config
-    if c.eos_token_id in row:
-        row = row[: row.index(c.eos_token_id)]
-    return [i for i in row if i not in (c.pad_token_id, c.bos_token_id)]
-
-# %% ../../nbs/15_translate.ipynb #b9eb3977
-@patch
-def _chooser(self: Translator, rerank) -> Callable | None:
-    """The function `rerank` stands for: (source, candidates) -> index of the one to
-    keep."""
-    if rerank != 'checks':
-        return rerank  # None, or the caller's function
-    langs = self.direction.split('-') if self.direction else (None, None)
-    return partial(first_without_errors, src_lang=langs[0], tgt_lang=langs[1])
-
-# %% ../../nbs/15_translate.ipynb #5d0c6e1a
-@patch
-def _decode(self: Translator, src: Tensor, c, texts: list, extra=()) -> list:
-    """Stripped output ids of a batch; with `rerank`, the candidate it picks of the
-    n-best."""
-    choose, K = self._chooser(c.rerank), c.num_beams
-    if choose is None or K == 1:
-        return [self._strip(row) for row in self._search(src, c, extra).tolist()]
-    c = c.update(num_return_sequences=K)
-    seqs = self._search(src, c, extra)  # (B·K, T): the n-best lists
-    out = []
-    for text, rows in zip(texts, seqs.view(len(texts), K, -1).tolist()):
-        rows = [self._strip(r) for r in rows]  # best first
-        i = choose(text, self.tok.decode(rows))
-        if not isinstance(i, int) or not 0 <= i < K:
-            raise ValueError(
-                f"rerank returned {i!r}; it must be an index in range({K})"
-            )
-        out.append(rows[i])
-    return out
-
-# %% ../../nbs/15_translate.ipynb #db6266c4
-@patch
-def _segments(self: Translator, line: str, split: bool) -> list:
-    """What a line is translated as: itself, or its sentences (long ones cut at
-    clauses); recased first if it is in one case and the translator truecases."""
-    if self.capitals and line.strip() not in LEARNED_AS_TYPED:
-        line = truecase(line, self.capitals)
-    if not split:
-        return [line]
-    T = self.model.config.max_len
-    # at most two pieces a character and ⟨EOS⟩: a short sentence fits without encoding
-    fits = lambda s: 2 * len(s) < T or len(self.tok.encode(s)) <= T
-    return [c for s in split_sentences(line) for c in split_clauses(s, fits)]
 
 # %% ../../nbs/15_translate.ipynb #7c1e5a10
 class LineWarning(UserWarning):
@@ -303,97 +434,6 @@ class Truncated(LineWarning):
             f"(the first: sentence {self.first})"
         )
 
-# %% ../../nbs/15_translate.ipynb #905e005b
-@patch
-def _sources(self: Translator, sentences, split: bool) -> tuple:
-    """Check the lines; encode the segments of the non-blank ones; warn of those cut to
-    max_len. (lines, each segment's line, segment texts, their ids)"""
-    if isinstance(sentences, str):
-        raise TypeError(
-            "translate_ids takes a list of sentences; for one, pass [sentence]"
-        )
-    sentences = list(sentences)
-    bad = [type(s).__name__ for s in sentences if not isinstance(s, str)]
-    if bad:
-        raise TypeError(f"sentences must be strings, got {bad[0]}")
-    line_of, texts = [], []
-    for i, text in enumerate(sentences):
-        for seg in self._segments(text, split) if text.strip() else ():  # not blank
-            line_of.append(i)
-            texts.append(seg)
-    T = self.model.config.max_len
-    ids, cut = encode_sources(self.tok, texts, T)
-    if cut:
-        warnings.warn(Truncated(len(cut), line_of[cut[0]], T))
-    return sentences, line_of, texts, ids
-
-# %% ../../nbs/15_translate.ipynb #08cd589c
-@patch
-def _decode_all(
-    self: Translator, ids: list, texts: list, c, bs: int, progress: bool, extra=()
-) -> list:  # output ids per segment, in input order
-    "Decode the segments (their ids and texts) longest first, `bs` at a time."
-    out = [None] * len(ids)
-    order = sorted(range(len(ids)), key=lambda j: -len(ids[j]))  # longest first
-    bar = progress_of(len(ids), 'sentence', enabled=progress)  # a bar, or lines
-    for start in range(0, len(order), bs):
-        rows = order[start : start + bs]
-        src = tensor_of([ids[j] for j in rows], self.tok.pad_token_id)  # (B, S)
-        src = src.to(self.device)
-        for j, row in zip(rows, self._decode(src, c, [texts[j] for j in rows], extra)):
-            out[j] = row
-        bar.update(len(rows))
-    bar.close()
-    return out
-
-# %% ../../nbs/15_translate.ipynb #f0c8922f
-@patch
-def translate_ids(
-    self: Translator,
-    sentences: Sequence[str],  # source lines
-    batch_size: int | None = None,  # default: the translator's
-    # a bar with the time left (lines where stderr is no terminal)
-    progress: bool = False,
-    generation_config: GenerationConfig | None = None,  # None: the translator's
-    logits_processor: list = (),  # the caller's own rules, after the config's
-    split: bool | None = None,  # None: the translator's
-    **overrides,  # decoding settings for this call only
-) -> list:  # per line, in input order: output ids without ⟨BOS⟩, ⟨EOS⟩, padding
-    "Cut lines into segments, encode, decode, join each line's segments in order."
-    c = _settings(generation_config, self.config, self.given, overrides)[0]
-    split = self.split if split is None else split
-    sentences, line_of, texts, ids = self._sources(sentences, split)
-    bs, extra = batch_size or self.batch_size, logits_processor
-    rows = self._decode_all(ids, texts, c, bs, progress, extra)  # per segment
-    out = [[] for _ in sentences]  # [] for a blank line
-    for i, row in zip(line_of, rows):  # a line's segments are consecutive
-        out[i] += row
-    return out
-
-# %% ../../nbs/15_translate.ipynb #10ce1808
-@patch
-def translate(
-    self: Translator,
-    sentences: str | Sequence[str],  # one line, or a list of them
-    batch_size: int | None = None,  # default: the translator's
-    progress: bool = False,  # a progress bar (on a terminal only)
-    **overrides,  # as `translate_ids`: generation_config, logits_processor, settings
-) -> str | list:  # a translation, or one per line in input order
-    """Translate lines (the ids of `translate_ids`, decoded, numbers given in digits
-    written back in digits); blank lines give ''."""
-    single = isinstance(sentences, str)
-    lines = [sentences] if single else list(sentences)  # read once: any iterable
-    lines = self._readable(lines)  # invalid UTF-8, control characters: out
-    self._check_language(lines)
-    ids = lambda lines: self.translate_ids(lines, batch_size, progress, **overrides)
-    decoded = lambda lines: [self.tok.decode(row) for row in ids(lines)]
-    if self.spell is None:
-        out = decoded(lines)
-    else:  # numbers spelled; a line that lost one read again with stand-ins
-        first = self.stand_ins_first
-        out = translate_numbers(lines, decoded, self.spell, self.stand_ins, first)
-    return out[0] if single else out
-
 # %% ../../nbs/15_translate.ipynb #4d053baa
 _LANGUAGES = {'en': 'English', 'es': 'Spanish', '?': 'no language the model knows'}
 
@@ -407,23 +447,6 @@ class WrongLanguage(LineWarning):
             f"{self.count} line(s) read as {_LANGUAGES[found]}, but this model "
             f"translates {direction}: give it {_LANGUAGES[direction[:2]]} sentences "
             f"(the first: line {self.first})"
-        )
-
-
-@patch
-def _check_language(self: Translator, lines):
-    "A warning for each language the lines read as, other than the model's source."
-    pair = tuple((self.direction or '').split('-'))
-    if sorted(pair) != ['en', 'es']:  # the corpus's languages: the only ones it knows
-        return
-    guess, doubted = language_guess(pair), {}
-    for i, line in enumerate(lines):
-        found = guess(line) if isinstance(line, str) else None
-        if found not in (None, pair[0]):
-            doubted.setdefault(found, []).append(i)
-    for found, at in doubted.items():
-        warnings.warn(
-            WrongLanguage(len(at), at[0], found, self.direction), stacklevel=3
         )
 
 # %% ../../nbs/15_translate.ipynb #4d053bab
@@ -454,16 +477,6 @@ def text_only(line: str) -> tuple:
         return '', True
     return ''.join(' ' if b else ch for b, ch in zip(bad, line)), True
 
-
-@patch
-def _readable(self: Translator, lines: list) -> list:
-    "The lines as `text_only` reads them, and one warning that counts those it changed."
-    read = [text_only(l) if isinstance(l, str) else (l, False) for l in lines]
-    bad = [i for i, (_, changed) in enumerate(read) if changed]
-    if bad:
-        warnings.warn(NotText(len(bad), bad[0]), stacklevel=3)
-    return [t for t, _ in read]
-
 # %% ../../nbs/15_translate.ipynb #7c1e5a14
 def _windows(lines: Iterator, size: int, most: int) -> Iterator[list]:
     "Consecutive lines in lists of `size`, twice as many each time, up to `most`."
@@ -484,27 +497,3 @@ def _tally(said: dict, found, seen: int):
             )
         else:
             said.setdefault(str(m), m)
-
-# %% ../../nbs/15_translate.ipynb #7c1e5a12
-@patch
-def translate_stream(
-    self: Translator,
-    lines: Iterable[str],  # read as they come: a file, standard input, a generator
-    window: int | None = None,  # most lines held at once (default: 8 batches)
-    **kw,  # as `translate`: batch_size, generation_config, decoding settings
-) -> Iterator[str]:  # a translation per line, in input order, as soon as it is done
-    "Translate lines window by window; each warning once, counted over all the lines."
-    bs = kw.get('batch_size') or self.batch_size
-    most = 8 * bs if window is None else window
-    if not isinstance(most, int) or isinstance(most, bool) or most < 1:
-        raise ValueError(f"window must be a positive int, got {window!r}")
-    said, seen = {}, 0  # warning text (or Truncated) -> the warning, lines done
-    for chunk in _windows(iter(lines), 1, most):  # the first line at once
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter('always')
-            out = self.translate(chunk, **kw)
-        _tally(said, (w.message for w in caught), seen)
-        seen += len(chunk)
-        yield from out
-    for m in said.values():
-        warnings.warn(m, stacklevel=2)
