@@ -333,3 +333,11 @@ def test_numbers_are_read_by_the_models_rules(model_dir, tmp_path):
     assert Translator.from_pretrained(ruled, spell_digits=False).rules.numbers == 'digits'
     r = run('--checkpoint', str(ruled), '--max-new-tokens', '6', '--numbers', 'digits', *NUMBERED)
     assert r.stdout.splitlines() == expected(model_dir, NUMBERED, max_new_tokens=6)  # as the model without rules
+    # and --numbers retry asks for the spelled reading of a model saved without rules
+    r = run('--checkpoint', str(model_dir), '--max-new-tokens', '6', '--numbers', 'retry', *NUMBERED)
+    asked = dict(max_new_tokens=6, stand_ins_first=False)
+    assert r.stdout.splitlines() == expected(model_dir, NUMBERED, **asked)
+    from transformer_nb.generation.config import NUMBER_READINGS
+    read = {k: Translator.from_pretrained(model_dir, **v).rules.numbers for k, v in NUMBER_READINGS.items()}
+    assert read == {None: 'digits', 'retry': 'retry', 'stand-ins': 'stand-ins', 'spelled': 'retry',
+                    'digits': 'digits'}, read  # spelled: retry with no stand-ins

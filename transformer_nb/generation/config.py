@@ -403,7 +403,8 @@ SHARED_FLAGS = {
 # %% ../../nbs/95_generation_config.ipynb #82ec35fd
 # --numbers: how numbers in digits are read, as Translator arguments (chapter 15)
 NUMBER_READINGS = {
-    'retry': {},  # spelled; a line that lost one read again with stand-ins
+    None: {},  # the model's own rules, saved with it (the shipped model: retry)
+    'retry': dict(stand_ins_first=False),  # spelled; a line that lost one: stand-ins
     'stand-ins': dict(stand_ins_first=True),  # each said by a stand-in
     'spelled': dict(stand_ins=()),  # each spelled, no line read twice
     'digits': dict(spell_digits=False),  # as typed
@@ -434,9 +435,11 @@ SHARED_FLAGS.update(  # how numbers in digits are read (chapter 15)
     numbers=(
         ('--numbers',),
         dict(
-            choices=list(NUMBER_READINGS),
-            default='retry',
-            help='how numbers in digits are read: retry (the default) spells each in '
+            choices=[k for k in NUMBER_READINGS if k],
+            default=None,
+            help='how numbers in digits are read (default: as the model saved with '
+            'it says; the shipped model: retry, a model without rules: digits): '
+            'retry spells each in '
             'words for the model, writes it back in digits, and reads a line whose '
             'translation lost one again with stand-ins; stand-ins says every number '
             'by a stand-in; spelled spells each and reads no line twice; digits reads '
