@@ -31,7 +31,7 @@ from transformer_nb.deploy.optimize import (
     check_device_flags,
     deployment,
 )
-from ..deploy.optimize import optimize_for
+from ..deploy.optimize import deployed_as, optimize_for
 from ..generation.config import NUMBER_READINGS, add_shared
 from ..utils import ArgumentParser, UsageError, check_writable
 from ..utils import in_ipython, int_in, run_main
@@ -218,6 +218,22 @@ def _pairs(p: ArgumentParser, a, src_lang: str) -> tuple:
         p.error(f'{where}: no sentence pairs')
     return pairs, where
 
+# %% ../../nbs/97_evaluate_cli.ipynb #2d97feb6
+def _deployed(p: ArgumentParser, a, model):
+    """The model deployed as --optimize asks, then as evaluate_model would (`'auto'`);
+    one line on stderr says which deployment decodes."""
+    try:
+        model = optimize_for(optimize_for(model, deployment(a)), 'auto')
+    except DeploymentUnavailable as e:  # the machine, not the flags or the files
+        p.error(f"--optimize {e.how}: {e.reason}; choose another --optimize")
+    name = deployed_as(model)
+    what = f"the {name} deployment" if name else "the model as it is"
+    line = f"decoding with {what} (--optimize {a.optimize})"
+    if name and deployment(a) is None:  # asked for none: chapter 17 packs it anyway
+        line += "; evaluate_model packs a plain float32 model on a CPU"
+    print(line, file=sys.stderr)
+    return model
+
 # %% ../../nbs/97_evaluate_cli.ipynb #7e7353cd
 def _model(p: ArgumentParser, a, ckpt: Path) -> tuple:
     """The model deployed as --optimize asks (by default prepacked where it applies)
@@ -225,10 +241,7 @@ def _model(p: ArgumentParser, a, ckpt: Path) -> tuple:
     config for each beam width."""
     device = check_device_flags(a)  # as translate does
     model, tok = Transformer.from_pretrained(ckpt).to(device), Tokenizer.load(ckpt)
-    try:
-        model = optimize_for(model, deployment(a))  # a copy to decode with
-    except DeploymentUnavailable as e:  # the machine, not the flags or the files
-        p.error(f"--optimize {e.how}: {e.reason}; choose another --optimize")
+    model = _deployed(p, a, model)  # a copy to decode with, said on stderr
     try:
         check_tokenizer(model, tok)  # the rule the translator and the exports apply
     except ValueError as e:
