@@ -220,17 +220,15 @@ def _pairs(p: ArgumentParser, a, src_lang: str) -> tuple:
 
 # %% ../../nbs/97_evaluate_cli.ipynb #2d97feb6
 def _deployed(p: ArgumentParser, a, model):
-    """The model deployed as --optimize asks, then as evaluate_model would (`'auto'`);
-    one line on stderr says which deployment decodes."""
+    """The model deployed as --optimize asks (`evaluate_model` then decodes it as it
+    is); one line on stderr says which deployment decodes."""
     try:
-        model = optimize_for(optimize_for(model, deployment(a)), 'auto')
+        model = optimize_for(model, deployment(a))
     except DeploymentUnavailable as e:  # the machine, not the flags or the files
         p.error(f"--optimize {e.how}: {e.reason}; choose another --optimize")
     name = deployed_as(model)
     what = f"the {name} deployment" if name else "the model as it is"
     line = f"decoding with {what} (--optimize {a.optimize})"
-    if name and deployment(a) is None:  # asked for none: chapter 17 packs it anyway
-        line += "; evaluate_model packs a plain float32 model on a CPU"
     print(line, file=sys.stderr)
     return model
 
@@ -285,6 +283,7 @@ def main(argv: list | None = None) -> int:
     pairs, where = _pairs(p, a, src_lang)
     model, tok, configs = _model(p, a, ckpt)
     run = dict(batch_size=a.batch_size, max_new_tokens=a.max_new_tokens, progress=True)
+    run |= dict(deployment=None)  # deployed once, above
     run |= dict(split=a.split, truecase=a.truecase, numbers=NUMBER_READINGS[a.numbers])
     results = [
         evaluate_model(
