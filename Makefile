@@ -12,7 +12,7 @@ test: install check-export check-clean html system-deps pytest
 # The inner loop: the package in sync and clean, and every tier but those that need the built book (browser), a fresh
 # environment (install) or long runs (slow); `pytest -m TIER` runs one tier (tests/conftest.py, TIERS).
 test-fast: check-export check-clean
-	$(PYTHON) -m pytest tests -m "not (browser or install or slow)" -n 2 --dist loadgroup --durations=10
+	$(PYTHON) -m pytest tests -m "not (browser or install or slow)" --durations=10
 
 book: install export html
 
@@ -38,9 +38,10 @@ check-clean:
 nbtest:
 	nbdev-test --do-print --timing
 
-# Two workers, each running whole tiers (a tier's session fixtures, a wheel's environment or a browser, built once).
+# One process: on two cores, two pytest-xdist workers took 1,502 s where one takes about 1,000 (the tests' own
+# processes and PyTorch's threads already fill both cores).
 pytest:
-	$(PYTHON) -m pytest tests -n 2 --dist loadgroup --durations=25
+	$(PYTHON) -m pytest tests --durations=25
 
 html: web
 	jupyter-book build . -W --keep-going

@@ -206,8 +206,7 @@ def visits(browser, server):
 # The tests in tiers, laid out like the package: a marker per subpackage whose behaviour a file pins, plus `book`
 # (the notebooks, the pages' sources and the numbers they quote), `browser` (the built book in Chromium), `install`
 # (a wheel in a fresh environment) and `slow` (training runs and long command-line sessions). `pytest -m generation`
-# runs one tier; `make test` runs them all, each tier on one worker of pytest-xdist (`--dist loadgroup`), so that a
-# tier's session fixtures (a wheel's environment, a browser) are built once.
+# runs one tier; `make test` runs them all; `make test-fast` all but browser, install and slow.
 TIERS = {
     'model': ['test_variants', 'test_one_screen'],
     'data': ['test_data_hf', 'test_corpus_builder'],
@@ -238,4 +237,3 @@ def pytest_collection_modifyitems(config, items):
         if tier is None:
             raise pytest.UsageError(f'{Path(str(item.fspath)).name} has no tier: add it to TIERS in tests/conftest.py')
         item.add_marker(getattr(pytest.mark, tier))
-        item.add_marker(pytest.mark.xdist_group(tier))
