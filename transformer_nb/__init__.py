@@ -1,4 +1,4 @@
-__version__ = "0.18.0"
+__version__ = "0.19.0"
 
 # What users reach for first, importable from the package root. Imported on first use (PEP 562), so that
 # `import transformer_nb` stays cheap and loading a Translator never imports the trainer.
