@@ -35,6 +35,20 @@ def __getattr__(name: str):
 def __dir__(): return sorted(__all__)
 
 
+def _former_module(package: str, module: str):
+    """The `__getattr__` of a subpackage that was one module until 0.18: the old module's
+    names, from the module of the subpackage that holds them now."""
+
+    def __getattr__(name: str):
+        if name.startswith('__'):
+            raise AttributeError(f'module {package!r} has no attribute {name!r}')
+        import importlib
+
+        return getattr(importlib.import_module(f'{package}.{module}'), name)
+
+    return __getattr__
+
+
 # Until 0.18 the package was one flat folder of modules named after chapters; they now live in
 # subpackages by what they do (model, data, text, training, generation, deploy, translation,
 # cli, book). For one release an old path still imports, as the module it became, with a

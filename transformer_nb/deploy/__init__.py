@@ -8,13 +8,7 @@ cli): it imports its own modules and lower layers only.
 # imported: `onnx` adds the record of `--optimize onnx` (chapter 13b).
 from . import onnx as _onnx  # noqa: F401
 
+from .. import _former_module
 
-# Until 0.18 `transformer_nb.deploy` was one module; its names still import
-# from here (`from transformer_nb.deploy import ...`), from the module `optimize`
-# that holds them now.
-def __getattr__(name: str):
-    if name.startswith('__'):
-        raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
-    import importlib
-
-    return getattr(importlib.import_module(f'{__name__}.optimize'), name)
+# Until 0.18 `transformer_nb.deploy` was one module: its names still import from here
+__getattr__ = _former_module(__name__, 'optimize')

@@ -6,13 +6,7 @@ Layer 3 of 6 (utils < model, data < text < training, generation < deploy < trans
 cli): it imports its own modules and lower layers only.
 """
 
+from .. import _former_module
 
-# Until 0.18 `transformer_nb.generation` was one module; its names still import
-# from here (`from transformer_nb.generation import ...`), from the module `dispatch`
-# that holds them now.
-def __getattr__(name: str):
-    if name.startswith('__'):
-        raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
-    import importlib
-
-    return getattr(importlib.import_module(f'{__name__}.dispatch'), name)
+# Until 0.18 `transformer_nb.generation` was one module: its names still import from here
+__getattr__ = _former_module(__name__, 'dispatch')

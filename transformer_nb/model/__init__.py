@@ -6,13 +6,7 @@ Layer 1 of 6 (utils < model, data < text < training, generation < deploy < trans
 cli): it imports its own modules and lower layers only.
 """
 
+from .. import _former_module
 
-# Until 0.18 `transformer_nb.model` was one module; its names still import
-# from here (`from transformer_nb.model import ...`), from the module `transformer`
-# that holds them now.
-def __getattr__(name: str):
-    if name.startswith('__'):
-        raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
-    import importlib
-
-    return getattr(importlib.import_module(f'{__name__}.transformer'), name)
+# Until 0.18 `transformer_nb.model` was one module: its names still import from here
+__getattr__ = _former_module(__name__, 'transformer')
