@@ -66,23 +66,17 @@ class BeamSearch(DecodingStrategy):
 def _length_rule(self: BeamSearch, config) -> float:
     "Set the length normaliser lp(|y|) the config asks for; return its α."
     hf = config.gnmt_alpha is None  # Hugging Face's |y|^α, or GNMT's
-    form, alpha = (
-        ('hf', config.length_penalty or 0.0) if hf else ('gnmt', config.gnmt_alpha)
-    )
-    self.lp = lambda n: length_normalizer(n, alpha, form)
+    alpha = (config.length_penalty or 0.0) if hf else config.gnmt_alpha
+    self.lp = lambda n: length_normalizer(n, alpha, 'hf' if hf else 'gnmt')
     return alpha
 
 # %% ../../nbs/14_beam_search.ipynb #7db61448
 @patch
 def __init__(self: BeamSearch, setup, output_scores=False, trace=None, **_):
-    """The search over chapter 13c's `setup` (the sources encoded, the decoder with K
-    rows a sentence, limits, rules); `output` reads output_scores."""
+    "The state of the search over chapter 13c's `setup` (K decoder rows a sentence)."
     c, u, B, dev, NEG = setup.config, setup, setup.batch, setup.limits.device, -math.inf
-    K, G, R = self.num_beams, self.num_beam_groups, self.num_return_sequences = (
-        c.num_beams,
-        c.num_beam_groups,
-        c.num_return_sequences,
-    )
+    K, G, R = c.num_beams, c.num_beam_groups, c.num_return_sequences
+    self.num_beams, self.num_beam_groups, self.num_return_sequences = K, G, R
     self.early_stopping, self.diversity_penalty = c.early_stopping, c.diversity_penalty
     self.dec, self.procs, self.limit, self.trace = u.decoder, u.procs, u.limits, trace
     self.eos, self.pad, self.V, self.k, self.dev = u.eos, u.pad, u.vocab, K // G, dev

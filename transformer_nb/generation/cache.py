@@ -42,26 +42,17 @@ class StepDecoder(Protocol):
     hidden: Tensor | None  # (B, d_model) the newest position's decoder output, if kept
 
     def step(self, tokens: Tensor) -> Tensor: ...  # (B,) ids -> (B, V) next logits
-
     def reorder(self, index: Tensor) -> None: ...  # keep rows `index`, (B',) long
-
     def __len__(self) -> int: ...  # positions decoded so far
 
 
-def next_hidden(
-    model: Transformer,
-    tokens: Tensor,  # (B,) the newest token of each row
-    cache: DecoderCache,  # advanced by one position
-    memory: Tensor | None = None,  # (n, S, d_model): the first step only
-    src_mask: Tensor | None = None,  # (n, 1, 1, S)
-) -> Tensor:  # (B, d_model)
-    "One decoding step through the model's own layers: the newest position's output."
+def next_hidden(model, tokens, cache, memory=None, src_mask=None) -> Tensor:
+    "One step through the model's own layers: the (B, d_model) output after `tokens`."
     return model.decode(tokens[:, None], memory, src_mask, cache)[:, 0]
 
 
 def next_logits(model: Transformer, tokens: Tensor, cache: DecoderCache, *src):
-    """The logits (B, V) of the token after `tokens`: `next_hidden`, then the
-    generator. Every decoder of the package steps with these two functions."""
+    "The logits (B, V) after `tokens`: `next_hidden`, then the generator."
     return model.generator(next_hidden(model, tokens, cache, *src))
 
 # %% ../../nbs/13_kv_cache.ipynb #30e042c1
@@ -79,7 +70,7 @@ class IncrementalDecoder:
     ):
         self.model, self.cache = model, model.init_cache(capacity, group)
         self.memory, self.src_mask = memory, src_mask  # for the first step only
-        self.hidden = None
+        self.hidden = None  # the newest position's output, once a step is taken
 
     def __len__(self) -> int:
         return len(self.cache)  # positions decoded so far
@@ -115,8 +106,7 @@ class NaiveDecoder:
             if src_mask is not None:
                 src_mask = src_mask.repeat_interleave(group, 0)
         self.model, self.memory, self.src_mask = model, memory, src_mask
-        self.prefix = None  # (B, L) the tokens fed so far
-        self.hidden = None
+        self.prefix = self.hidden = None  # (B, L) tokens fed so far; newest output
 
     def __len__(self) -> int:
         return 0 if self.prefix is None else self.prefix.size(1)

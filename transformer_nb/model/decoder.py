@@ -11,11 +11,8 @@ from torch import nn, Tensor
 from fastcore.basics import patch
 from .multihead import copy_to_torch
 from .encoder import Embeddings, LayerStack, TransformerConfig
-from transformer_nb.model.encoder import (
-    attention_module,
-    check_config,
-    feed_forward_module,
-)
+from .encoder import attention_module, check_config
+from .encoder import feed_forward_module
 from .encoder import residual
 
 # %% ../../nbs/07_decoder.ipynb #3dce21fa

@@ -10,12 +10,8 @@ import math
 import torch
 from fastcore.basics import patch
 from torch import nn, Tensor
-from transformer_nb.model.attention import (
-    _live_rows,
-    attention_function,
-    causal_mask,
-    explicit_attention,
-)
+from .attention import _live_rows, attention_function, causal_mask
+from .attention import explicit_attention
 
 # %% ../../nbs/02_multihead.ipynb #77d0f243
 def _bad(msg: str):

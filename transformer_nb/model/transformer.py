@@ -9,18 +9,10 @@ __all__ = ['Transformer', 'TorchTransformer', 'TransformerConfig', 'TIE_MODES', 
 import torch
 from torch import nn, Tensor
 from fastcore.basics import patch
-from transformer_nb.model.encoder import (
-    PRESETS,
-    TIE_MODES,
-    TransformerConfig,
-    check_config,
-)
-from transformer_nb.model.encoder import (
-    Embeddings,
-    Encoder,
-    padding_mask,
-    check_token_ids,
-)
+from .encoder import PRESETS, TIE_MODES, TransformerConfig
+from .encoder import check_config
+from .encoder import Embeddings, Encoder, padding_mask
+from .encoder import check_token_ids
 from .decoder import Decoder, DecoderCache, shift_right
 from .positional import positional_encoding
 from .multihead import MultiHeadAttention
