@@ -38,10 +38,20 @@ check-clean:
 nbtest:
 	nbdev-test --do-print --timing
 
-# One process: on two cores, two pytest-xdist workers took 1,502 s where one takes about 1,000 (the tests' own
-# processes and PyTorch's threads already fill both cores).
+# Two streams, one per core, each one pytest process (so a session's fixtures are built once) whose PyTorch computes
+# on one thread: two PyTorch processes of two threads each on two cores slow each other many times over (pytest-xdist,
+# which gives each worker the whole machine and builds every fixture again, took 1,502 s where one process took about
+# 1,000). STREAM holds the tiers run beside the rest: the built book in Chromium and the deployments; the rest (the
+# install tier, whose chapters run two notebooks at a time, among them) prints as it goes, then STREAM's log.
+STREAM := browser or deploy
 pytest:
-	$(PYTHON) -m pytest tests --durations=25
+	@mkdir -p _build
+	OMP_NUM_THREADS=1 $(PYTHON) -m pytest tests -m "$(STREAM)" --durations=15 > _build/pytest-stream.log 2>&1 & \
+	  stream=$$!; \
+	  OMP_NUM_THREADS=1 $(PYTHON) -m pytest tests -m "not ($(STREAM))" --durations=15; rest=$$?; \
+	  wait $$stream; other=$$?; \
+	  echo "== pytest -m \"$(STREAM)\" (beside the rest) =="; cat _build/pytest-stream.log; \
+	  test $$rest -eq 0 && test $$other -eq 0
 
 html: web
 	jupyter-book build . -W --keep-going
